@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// App carries what commands need from the outside world, so tests can swap
+// in buffers and temp dirs.
+type App struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Getwd          func() (string, error)
+	// StderrIsTTY turns on progress output.
+	StderrIsTTY bool
+
+	// Root flags.
+	projectFlag string
+	quiet       bool
+	noColor     bool
+	// parsed is set once cobra has parsed flags and arguments, so that an
+	// error before it is a usage error.
+	parsed bool
+}
+
+func newApp() *App {
+	return &App{
+		Stdin:       os.Stdin,
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+		Getenv:      os.Getenv,
+		Getwd:       os.Getwd,
+		StderrIsTTY: isTerminal(os.Stderr),
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Exit codes (SPEC §7).
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks a bad flag or argument: exit 2, with the usage line.
+type usageError struct {
+	err error
+	cmd *cobra.Command
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usageErrorf(cmd *cobra.Command, format string, a ...any) error {
+	return &usageError{err: fmt.Errorf(format, a...), cmd: cmd}
+}
+
+// errReported is returned when a command already printed its errors.
+var errReported = errors.New("errors reported")
+
+// run executes the command line and maps the outcome to an exit code. This
+// is the one place that prints an error.
+func (a *App) run(ctx context.Context, args []string) int {
+	root := a.newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(a.Stdin)
+	root.SetOut(a.Stdout)
+	root.SetErr(a.Stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errReported) {
+		return exitFailure
+	}
+	var ue *usageError
+	usage := errors.As(err, &ue) || !a.parsed ||
+		errors.Is(err, plugins.ErrInvalidName) || errors.Is(err, plugins.ErrInvalidSpec)
+	a.printError(err)
+	if usage {
+		if ue != nil && ue.cmd != nil {
+			cmd = ue.cmd
+		}
+		if cmd != nil {
+			fmt.Fprintf(a.Stderr, "Usage: %s\nRun '%s --help' for more.\n", cmd.UseLine(), cmd.CommandPath())
+		}
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// printError prints one line: "quiver: ...", lowercase, whatever the error
+// carried in newlines.
+func (a *App) printError(err error) {
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+	fmt.Fprintf(a.Stderr, "quiver: %s\n", msg)
+}
+
+// warnf prints a warning or notice on stderr, unless --quiet.
+func (a *App) warnf(format string, args ...any) {
+	if !a.quiet {
+		fmt.Fprintf(a.Stderr, format+"\n", args...)
+	}
+}
+
+func (a *App) newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "quiver",
+		Short: "Package manager for AI-agent plugins: hooks, skills and recipes",
+		Long: `quiver installs plugin repositories (hooks, skills and recipes for AI agents)
+into a project (.quiver/) or your home (~/.quiver, with -g), locks the exact
+commit in quiver.lock, and runs the merged hook set when an agent triggers an
+event.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			a.parsed = true
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{err: err, cmd: c}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.projectFlag, "project", "", "use `DIR` as the project directory")
+	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only data and errors")
+	pf.BoolVar(&a.noColor, "no-color", false, "never color the output")
+	root.AddCommand(a.newPluginCmd(), a.newVersionCmd())
+	return root
+}
+
+// layout resolves the scopes for this invocation (SPEC §1).
+func (a *App) layout() (plugins.Layout, error) {
+	wd, err := a.Getwd()
+	if err != nil {
+		return plugins.Layout{}, err
+	}
+	project, err := plugins.ProjectDir(a.projectFlag, a.Getenv("QUIVER_PROJECT_DIR"), wd)
+	if err != nil {
+		return plugins.Layout{}, err
+	}
+	global, err := plugins.GlobalRoot(a.Getenv)
+	if err != nil {
+		return plugins.Layout{}, err
+	}
+	return plugins.NewLayout(project, global), nil
+}
+
+// noArgs, exactArgs and minArgs are cobra's validators returning usage
+// errors.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf(cmd, "%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErrorf(cmd, "%s needs at least %d argument(s)", cmd.CommandPath(), n)
+		}
+		return nil
+	}
+}
+
+var noArgs = exactArgs(0)

@@ -1,0 +1,23 @@
+// Command quiver is a package manager for AI-agent plugins: it installs
+// plugin repositories, indexes their hooks, skills and recipes, and runs the
+// merged hook set at agent lifecycle events.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(quiverMain())
+}
+
+// quiverMain runs the command line and returns the exit code; tests run it
+// in-process through testscript.
+func quiverMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return newApp().run(ctx, os.Args[1:])
+}

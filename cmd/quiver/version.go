@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at release time with -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+func (a *App) newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the quiver version",
+		Args:    noArgs,
+		Example: "  quiver version",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rev := ""
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+						rev = " (" + s.Value[:7] + ")"
+					}
+				}
+			}
+			fmt.Fprintf(a.Stdout, "quiver %s%s %s %s/%s\n", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}

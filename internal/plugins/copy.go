@@ -1,0 +1,62 @@
+package plugins
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// copyTree copies the plain folder src into dst (which must not exist),
+// keeping file modes and recreating symlinks as they are; CheckSymlinks
+// judges them afterwards. Other file types (sockets, devices) are refused.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		switch t := info.Mode(); {
+		case t.IsDir():
+			return os.Mkdir(to, t.Perm()|0o700)
+		case t&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case t.IsRegular():
+			return copyFile(p, to, t.Perm())
+		default:
+			return fmt.Errorf("%s: cannot copy a %s", rel, t.Type())
+		}
+	})
+}
+
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	// OpenFile's mode is filtered by the umask; set it exactly.
+	if err := out.Chmod(perm); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,373 @@
+package plugins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// Errors a fetch can end with, for callers that want to tell them apart.
+var (
+	ErrRepoNotFound = errors.New("repository not found")
+	ErrAuthRequired = errors.New("authentication required")
+	ErrAuthFailed   = errors.New("access denied")
+	ErrRefNotFound  = errors.New("ref not found")
+	ErrEmptyRepo    = errors.New("repository is empty")
+)
+
+// Credentials decides what HTTP auth goes with a URL (SPEC §5): the token is
+// sent only to the scheme, host and port of the git base, so typing another
+// host's URL can never leak it. A password written in the URL itself is used
+// for that URL only and never stored.
+type Credentials struct {
+	// Token is QUIVER_GIT_TOKEN, else GITHUB_TOKEN.
+	Token string
+	// Base is QUIVER_GIT_BASE (empty means DefaultGitBase).
+	Base string
+}
+
+// auth returns the transport auth and the URL to record and fetch from
+// (without any password).
+func (c Credentials) auth(rawURL string) (transport.AuthMethod, string, error) {
+	ep, err := transport.NewEndpoint(rawURL)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w %q: %v", ErrInvalidSpec, RedactURL(rawURL), err)
+	}
+	switch ep.Protocol {
+	case "http", "https":
+		if ep.Password != "" {
+			return &githttp.BasicAuth{Username: ep.User, Password: ep.Password}, RedactURL(rawURL), nil
+		}
+		if c.Token != "" && c.sendsTokenTo(ep) {
+			return &githttp.BasicAuth{Username: "x-access-token", Password: c.Token}, rawURL, nil
+		}
+		return nil, rawURL, nil
+	case "ssh":
+		return sshAuth(ep.User), rawURL, nil
+	}
+	return nil, rawURL, nil
+}
+
+func (c Credentials) sendsTokenTo(ep *transport.Endpoint) bool {
+	base := c.Base
+	if base == "" {
+		base = DefaultGitBase
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	port := b.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "http": "80"}[b.Scheme]
+	}
+	epPort := fmt.Sprint(ep.Port)
+	if ep.Port == 0 {
+		epPort = map[string]string{"https": "443", "http": "80"}[ep.Protocol]
+	}
+	return strings.EqualFold(b.Scheme, ep.Protocol) && strings.EqualFold(b.Hostname(), ep.Host) && port == epPort
+}
+
+// sshAuth uses the SSH agent when there is one, else the first key in
+// ~/.ssh that needs no passphrase; nil lets go-git report the failure.
+func sshAuth(user string) transport.AuthMethod {
+	if user == "" {
+		user = "git"
+	}
+	if os.Getenv("SSH_AUTH_SOCK") != "" {
+		if a, err := gitssh.NewSSHAgentAuth(user); err == nil {
+			return a
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	for _, k := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
+		if a, err := gitssh.NewPublicKeysFromFile(user, filepath.Join(home, ".ssh", k), ""); err == nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// Fetched describes what a fetch put into the staging folder.
+type Fetched struct {
+	// Commit is the 40-hex commit checked out; empty for plain folders
+	// and links.
+	Commit string
+	// Link reports a --link install: the staging entry is a symlink.
+	Link bool
+}
+
+// Fetcher fetches plugin sources into staging folders.
+type Fetcher struct {
+	Credentials Credentials
+	// Progress receives go-git's progress lines; nil for silence.
+	Progress io.Writer
+}
+
+// Fetch puts the content of spec into dst, which must not exist: a clone of
+// a git repository (remote or local), a copy of a plain folder, or, with
+// link, a symlink to the folder.
+func (f *Fetcher) Fetch(ctx context.Context, spec Spec, link bool, dst string) (Fetched, error) {
+	if !spec.IsLocal() {
+		return f.fetchGit(ctx, spec.URL, spec.Ref, dst)
+	}
+	fi, err := os.Stat(spec.Path)
+	if err != nil {
+		return Fetched{}, fmt.Errorf("%s: %w", spec.Path, errors.Unwrap(err))
+	}
+	if !fi.IsDir() {
+		return Fetched{}, fmt.Errorf("%s is not a folder", spec.Path)
+	}
+	if link {
+		if spec.Ref != "" {
+			return Fetched{}, fmt.Errorf("%w: --link installs the folder as it is; it takes no ref", ErrInvalidSpec)
+		}
+		return Fetched{Link: true}, os.Symlink(spec.Path, dst)
+	}
+	if isGitRepo(spec.Path) {
+		return f.fetchGit(ctx, spec.Path, spec.Ref, dst)
+	}
+	if spec.Ref != "" {
+		return Fetched{}, fmt.Errorf("%w: %s is a plain folder, not a git repository; it has no ref %q", ErrInvalidSpec, spec.Path, spec.Ref)
+	}
+	return Fetched{}, copyTree(spec.Path, dst)
+}
+
+// isGitRepo reports a work tree (.git inside) or a bare repository.
+func isGitRepo(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		return true
+	}
+	for _, p := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// target is what to fetch for a requested ref.
+type target struct {
+	refspec config.RefSpec // what to fetch, depth 1
+	commit  plumbing.Hash  // the commit to check out
+	branch  plumbing.ReferenceName
+	full    bool   // fetch everything and resolve prefix locally
+	prefix  string // abbreviated SHA to resolve after a full fetch
+}
+
+func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetched, error) {
+	auth, fetchURL, err := f.Credentials.auth(rawURL)
+	if err != nil {
+		return Fetched{}, err
+	}
+	shown := RedactURL(rawURL)
+	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{fetchURL}})
+	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
+	if err != nil {
+		return Fetched{}, gitError(shown, err)
+	}
+	t, err := chooseTarget(refs, ref)
+	if err != nil {
+		return Fetched{}, fmt.Errorf("%s: %w", shown, err)
+	}
+
+	repo, err := git.PlainInit(dst, false)
+	if err != nil {
+		return Fetched{}, err
+	}
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{fetchURL}}); err != nil {
+		return Fetched{}, err
+	}
+	opts := &git.FetchOptions{RemoteName: "origin", Auth: auth, Progress: f.Progress, Tags: git.NoTags, Depth: 1}
+	if !t.full {
+		opts.RefSpecs = []config.RefSpec{t.refspec}
+		err = repo.FetchContext(ctx, opts)
+		if errors.Is(err, git.ErrExactSHA1NotSupported) {
+			t.full, t.prefix = true, t.commit.String()
+		} else if err != nil {
+			return Fetched{}, gitError(shown, err)
+		}
+	}
+	if t.full {
+		opts.Depth, opts.Tags = 0, git.AllTags
+		opts.RefSpecs = []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}
+		if err := repo.FetchContext(ctx, opts); err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return Fetched{}, gitError(shown, err)
+		}
+		if t.commit, err = resolvePrefix(repo, t.prefix); err != nil {
+			return Fetched{}, fmt.Errorf("%s: %w", shown, err)
+		}
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return Fetched{}, err
+	}
+	co := &git.CheckoutOptions{Hash: t.commit, Force: true}
+	if t.branch != "" {
+		co = &git.CheckoutOptions{Branch: t.branch, Force: true}
+	}
+	if err := wt.Checkout(co); err != nil {
+		return Fetched{}, fmt.Errorf("check out %s: %w", t.commit, err)
+	}
+	return Fetched{Commit: t.commit.String()}, nil
+}
+
+// chooseTarget maps a requested ref onto the advertised refs: no ref is the
+// default branch; then a branch, then a tag (locking the commit an annotated
+// tag points to), then a full or abbreviated commit SHA (SPEC §5).
+func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
+	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
+	for _, r := range refs {
+		byName[r.Name()] = r
+	}
+	// commitOf peels annotated tags: their "^{}" entry is the commit.
+	commitOf := func(r *plumbing.Reference) plumbing.Hash {
+		if p, ok := byName[plumbing.ReferenceName(r.Name().String()+"^{}")]; ok {
+			return p.Hash()
+		}
+		return r.Hash()
+	}
+	branch := func(name plumbing.ReferenceName) target {
+		r := byName[name]
+		return target{
+			refspec: config.RefSpec("+" + name.String() + ":" + name.String()),
+			commit:  r.Hash(), branch: name,
+		}
+	}
+	if ref == "" {
+		head, ok := byName[plumbing.HEAD]
+		if !ok {
+			return target{}, ErrEmptyRepo
+		}
+		if head.Type() == plumbing.SymbolicReference {
+			if _, ok := byName[head.Target()]; ok {
+				return branch(head.Target()), nil
+			}
+		}
+		// No symref advertised: the branch HEAD points at, main first.
+		for _, cand := range []string{"main", "master"} {
+			n := plumbing.NewBranchReferenceName(cand)
+			if r, ok := byName[n]; ok && r.Hash() == head.Hash() {
+				return branch(n), nil
+			}
+		}
+		for _, r := range refs {
+			if r.Name().IsBranch() && r.Hash() == head.Hash() {
+				return branch(r.Name()), nil
+			}
+		}
+		return target{}, fmt.Errorf("%w: cannot tell the default branch; give a ref", ErrRefNotFound)
+	}
+	if _, ok := byName[plumbing.NewBranchReferenceName(ref)]; ok {
+		return branch(plumbing.NewBranchReferenceName(ref)), nil
+	}
+	if r, ok := byName[plumbing.NewTagReferenceName(ref)]; ok {
+		return target{refspec: config.RefSpec("+" + r.Name().String() + ":" + r.Name().String()), commit: commitOf(r)}, nil
+	}
+	if hexSHA.MatchString(ref) {
+		// A ref that points at the commit can be fetched from any server.
+		var found []*plumbing.Reference
+		for _, r := range refs {
+			if strings.HasSuffix(r.Name().String(), "^{}") || r.Name() == plumbing.HEAD {
+				continue
+			}
+			if c := commitOf(r); strings.HasPrefix(c.String(), ref) {
+				found = append(found, r)
+			}
+		}
+		if len(found) > 0 {
+			c := commitOf(found[0])
+			for _, r := range found[1:] {
+				if commitOf(r) != c {
+					return target{}, fmt.Errorf("%w: commit %s is ambiguous; give more digits", ErrRefNotFound, ref)
+				}
+			}
+			return target{refspec: config.RefSpec("+" + found[0].Name().String() + ":" + found[0].Name().String()), commit: c}, nil
+		}
+		if len(ref) == 40 {
+			h := plumbing.NewHash(ref)
+			return target{refspec: config.RefSpec(ref + ":refs/heads/quiver-pinned"), commit: h}, nil
+		}
+		return target{full: true, prefix: ref}, nil
+	}
+	return target{}, fmt.Errorf("%w: no branch, tag or commit %q", ErrRefNotFound, ref)
+}
+
+// resolvePrefix finds the one commit whose hash starts with prefix.
+func resolvePrefix(repo *git.Repository, prefix string) (plumbing.Hash, error) {
+	if len(prefix) == 40 {
+		if _, err := repo.CommitObject(plumbing.NewHash(prefix)); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("%w: no commit %s", ErrRefNotFound, prefix)
+		}
+		return plumbing.NewHash(prefix), nil
+	}
+	iter, err := repo.CommitObjects()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer iter.Close()
+	var found []plumbing.Hash
+	for {
+		c, err := iter.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if strings.HasPrefix(c.Hash.String(), prefix) {
+			found = append(found, c.Hash)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return plumbing.ZeroHash, fmt.Errorf("%w: no branch, tag or commit %q", ErrRefNotFound, prefix)
+	case 1:
+		return found[0], nil
+	}
+	return plumbing.ZeroHash, fmt.Errorf("%w: commit %s is ambiguous; give more digits", ErrRefNotFound, prefix)
+}
+
+// gitError turns go-git's transport errors into ones that say what to do.
+func gitError(shownURL string, err error) error {
+	switch {
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return fmt.Errorf("%w at %s", ErrRepoNotFound, shownURL)
+	case errors.Is(err, transport.ErrAuthenticationRequired):
+		return fmt.Errorf("%w by %s; set QUIVER_GIT_TOKEN (or GITHUB_TOKEN) for that host", ErrAuthRequired, shownURL)
+	case errors.Is(err, transport.ErrAuthorizationFailed):
+		return fmt.Errorf("%w by %s; check that the token can read the repository", ErrAuthFailed, shownURL)
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return fmt.Errorf("%w: %s has no commits", ErrEmptyRepo, shownURL)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("fetch %s: %w", shownURL, err)
+	}
+	return fmt.Errorf("fetch %s: %s", shownURL, redactAll(err.Error()))
+}
+
+// redactAll strips passwords from any URL inside an error message.
+func redactAll(msg string) string {
+	fields := strings.Fields(msg)
+	for i, f := range fields {
+		if strings.Contains(f, "://") && strings.Contains(f, "@") {
+			fields[i] = RedactURL(strings.Trim(f, `"'`))
+		}
+	}
+	return strings.Join(fields, " ")
+}

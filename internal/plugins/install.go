@@ -1,0 +1,283 @@
+package plugins
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Errors of the installer that callers explain to users.
+var (
+	ErrAlreadyInstalled = errors.New("already installed")
+	ErrNotInstalled     = errors.New("not installed")
+	ErrNotAPlugin       = errors.New("not a quiver plugin")
+)
+
+// WrongScopeError says a plugin is installed, but in the other scope.
+type WrongScopeError struct {
+	Name Name
+	In   Location
+}
+
+func (e *WrongScopeError) Error() string {
+	return fmt.Sprintf("plugin %s is not installed here but in the %s scope", e.Name, e.In)
+}
+
+// SourceFetcher puts a spec's content into a staging path that does not yet
+// exist. *Fetcher is the real one; tests may substitute another.
+type SourceFetcher interface {
+	Fetch(ctx context.Context, spec Spec, link bool, dst string) (Fetched, error)
+}
+
+// Installer changes one scope: it adds and removes plugins with the staged
+// install, atomic swap, scope lock and journal of SPEC §6.
+type Installer struct {
+	Scope Scope
+	// Other is the other scope, if there is one, so that a remove can say
+	// where a plugin really is.
+	Other   *Scope
+	Fetcher SourceFetcher
+	// LockWait bounds the wait for another command (DefaultLockWait if 0).
+	LockWait time.Duration
+	// OnWait is called once when the scope lock is held by someone else.
+	OnWait func()
+	// OnRecover is told about each leftover of an interrupted command
+	// that was completed or rolled back.
+	OnRecover func(msg string)
+}
+
+// AddRequest is one plugin to install.
+type AddRequest struct {
+	Spec  Spec
+	Name  Name
+	Force bool
+	Link  bool
+}
+
+// begin takes the scope lock and repairs what an interrupted command left.
+func (in *Installer) begin(ctx context.Context) (func(), error) {
+	wait := in.LockWait
+	if wait == 0 {
+		wait = DefaultLockWait
+	}
+	unlock, err := lockScope(ctx, in.Scope, wait, in.OnWait)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(in.Scope.PluginsDir(), 0o755); err != nil {
+		unlock()
+		return nil, err
+	}
+	if in.Scope.Location == Local {
+		writeGitignore(in.Scope.Root)
+	}
+	if err := in.recover(); err != nil {
+		unlock()
+		return nil, fmt.Errorf("repair after an interrupted command: %w", err)
+	}
+	return unlock, nil
+}
+
+// Add installs one plugin. The content is fetched into a staging folder
+// beside its final place, validated and hashed there, then swapped in; the
+// lock file is written last. Any failure before the swap leaves nothing.
+func (in *Installer) Add(ctx context.Context, req AddRequest) (Plugin, error) {
+	unlock, err := in.begin(ctx)
+	if err != nil {
+		return Plugin{}, err
+	}
+	defer unlock()
+
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return Plugin{}, err
+	}
+	final := in.Scope.PluginDir(req.Name)
+	_, statErr := os.Lstat(final)
+	exists := statErr == nil
+	if exists && !req.Force {
+		return Plugin{}, fmt.Errorf("plugin %s is %w in the %s scope", req.Name, ErrAlreadyInstalled, in.Scope.Location)
+	}
+
+	stage := in.tempPath(".stage-", req.Name)
+	entry, err := in.stage(ctx, req, stage)
+	if err != nil {
+		os.RemoveAll(stage)
+		return Plugin{}, err
+	}
+	if old, ok := lock.Plugins[req.Name.String()]; ok && exists {
+		entry.Disabled = old.Disabled
+	}
+
+	j := journal{Op: opInstall, Stage: filepath.Base(stage), Backup: filepath.Base(in.tempPath(".backup-", req.Name)), Entry: &entry}
+	if err := in.writeJournal(req.Name, j); err != nil {
+		os.RemoveAll(stage)
+		return Plugin{}, err
+	}
+	if err := in.swapIn(stage, final, filepath.Join(in.Scope.PluginsDir(), j.Backup), exists); err != nil {
+		os.RemoveAll(stage)
+		in.removeJournal(req.Name)
+		return Plugin{}, fmt.Errorf("put %s in place: %w", req.Name, err)
+	}
+	lock.Plugins[req.Name.String()] = entry
+	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
+		// The journal lets the next command finish the job.
+		return Plugin{}, err
+	}
+	in.removeJournal(req.Name)
+	os.RemoveAll(stage) // the old version, if there was one
+	os.RemoveAll(filepath.Join(in.Scope.PluginsDir(), j.Backup))
+	return ReadPlugin(in.Scope, req.Name)
+}
+
+// stage fetches and validates the plugin at path stage and returns its lock
+// entry.
+func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (LockEntry, error) {
+	fetched, err := in.Fetcher.Fetch(ctx, req.Spec, req.Link, stage)
+	if err != nil {
+		return LockEntry{}, err
+	}
+	checkRoot := stage
+	if fetched.Link {
+		checkRoot = req.Spec.Path
+	}
+	if err := CheckSymlinks(checkRoot); err != nil {
+		return LockEntry{}, err
+	}
+	contents, err := ScanDir(stage)
+	if err != nil {
+		return LockEntry{}, err
+	}
+	if contents.Empty() {
+		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill or recipe (hooks/, skills/, recipes/)", req.Spec.Source(), ErrNotAPlugin)
+	}
+	entry := LockEntry{Source: req.Spec.Source(), Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link}
+	if !fetched.Link {
+		d, err := HashDir(stage)
+		if err != nil {
+			return LockEntry{}, err
+		}
+		entry.Hash = d.Sum
+	}
+	return entry, nil
+}
+
+// swapIn puts stage at final. A replace is one atomic exchange where the
+// filesystem offers it; elsewhere it is two renames that the journal can
+// undo. Afterwards stage holds the old version, if any.
+func (in *Installer) swapIn(stage, final, backup string, exists bool) error {
+	if !exists {
+		if err := os.Rename(stage, final); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(final))
+	}
+	if err := exchange(stage, final); err == nil {
+		return syncDir(filepath.Dir(final))
+	}
+	if err := os.Rename(final, backup); err != nil {
+		return err
+	}
+	if err := os.Rename(stage, final); err != nil {
+		os.Rename(backup, final)
+		return err
+	}
+	return syncDir(filepath.Dir(final))
+}
+
+// Remove uninstalls plugins: each folder is renamed away (one atomic step),
+// the lock entry dropped, then the folder and, unless keepData, its data
+// deleted. Every name is checked before anything changes.
+func (in *Installer) Remove(ctx context.Context, names []Name, keepData bool) error {
+	if err := in.checkInstalled(names); err != nil {
+		return err
+	}
+	unlock, err := in.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := in.checkInstalled(names); err != nil { // may have changed while waiting
+		return err
+	}
+	for _, n := range names {
+		if err := in.removeOne(n, keepData); err != nil {
+			return fmt.Errorf("remove %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+func (in *Installer) checkInstalled(names []Name) error {
+	for _, n := range names {
+		if Installed(in.Scope, n) {
+			continue
+		}
+		if in.Other != nil && Installed(*in.Other, n) {
+			return &WrongScopeError{Name: n, In: in.Other.Location}
+		}
+		return fmt.Errorf("plugin %s is %w in the %s scope", n, ErrNotInstalled, in.Scope.Location)
+	}
+	return nil
+}
+
+func (in *Installer) removeOne(n Name, keepData bool) error {
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return err
+	}
+	trash := in.tempPath(".trash-", n)
+	if err := in.writeJournal(n, journal{Op: opRemove, Stage: filepath.Base(trash), KeepData: keepData}); err != nil {
+		return err
+	}
+	final := in.Scope.PluginDir(n)
+	if err := os.Rename(final, trash); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		in.removeJournal(n)
+		return err
+	}
+	delete(lock.Plugins, n.String())
+	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
+		return err
+	}
+	if !keepData {
+		os.RemoveAll(in.Scope.DataDir(n))
+	}
+	in.removeJournal(n)
+	return os.RemoveAll(trash)
+}
+
+// Installed reports whether n has a folder or a lock entry in scope s.
+func Installed(s Scope, n Name) bool {
+	if _, err := os.Lstat(s.PluginDir(n)); err == nil {
+		return true
+	}
+	lock, err := ReadLock(s.LockPath())
+	if err != nil {
+		return false
+	}
+	_, ok := lock.Plugins[n.String()]
+	return ok
+}
+
+// tempPath names a staging, backup or trash entry beside the plugins; the
+// leading dot keeps it out of every listing.
+func (in *Installer) tempPath(kind string, n Name) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return filepath.Join(in.Scope.PluginsDir(), kind+n.Dir()+"-"+hex.EncodeToString(b[:]))
+}
+
+func writeGitignore(root string) {
+	p := filepath.Join(root, ".gitignore")
+	if _, err := os.Lstat(p); err == nil {
+		return
+	}
+	const body = "# written by quiver: plugins are reproduced from quiver.lock (commit that)\nplugins/\ndata/\ncache/\n.lock\n"
+	writeFileAtomic(p, []byte(body), 0o644)
+}

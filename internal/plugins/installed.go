@@ -1,0 +1,135 @@
+package plugins
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Plugin is an installed plugin as found on disk, with its lock entry.
+type Plugin struct {
+	Name  Name
+	Scope Scope
+	// Dir is the plugin folder (a symlink for --link installs).
+	Dir string
+	// Entry is the lock entry; Locked is false when the lock has none.
+	Entry  LockEntry
+	Locked bool
+	// Missing reports a lock entry whose folder is gone.
+	Missing  bool
+	Contents Contents
+	Manifest Manifest
+}
+
+// Enabled reports whether the plugin contributes its items.
+func (p Plugin) Enabled() bool { return !p.Entry.Disabled }
+
+// ReadPlugin reads one installed plugin of scope s.
+func ReadPlugin(s Scope, n Name) (Plugin, error) {
+	lock, err := ReadLock(s.LockPath())
+	if err != nil {
+		return Plugin{}, err
+	}
+	p, ok, err := readPlugin(s, n, lock)
+	if err != nil {
+		return Plugin{}, err
+	}
+	if !ok {
+		return Plugin{}, fmt.Errorf("plugin %s is %w in the %s scope", n, ErrNotInstalled, s.Location)
+	}
+	return p, nil
+}
+
+func readPlugin(s Scope, n Name, lock *Lock) (Plugin, bool, error) {
+	p := Plugin{Name: n, Scope: s, Dir: s.PluginDir(n)}
+	p.Entry, p.Locked = lock.Plugins[n.String()]
+	if _, err := os.Lstat(p.Dir); errors.Is(err, fs.ErrNotExist) {
+		p.Missing = true
+		return p, p.Locked, nil
+	} else if err != nil {
+		return p, false, err
+	}
+	var err error
+	if p.Contents, err = ScanDir(p.Dir); err != nil {
+		return p, false, fmt.Errorf("read plugin %s: %w", n, err)
+	}
+	// A broken plugin.yaml does not hide the plugin; validate reports it.
+	p.Manifest, _ = ReadManifest(p.Dir)
+	return p, true, nil
+}
+
+// ListPlugins returns the plugins of scope s by name: every folder in
+// plugins/ with a valid name, and lock entries whose folder is missing.
+func ListPlugins(s Scope) ([]Plugin, error) {
+	lock, err := ReadLock(s.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(s.PluginsDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []Plugin
+	add := func(n Name) error {
+		if seen[n.String()] {
+			return nil
+		}
+		seen[n.String()] = true
+		p, ok, err := readPlugin(s, n, lock)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out = append(out, p)
+		}
+		return nil
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		n, err := ParseName(e.Name())
+		if err != nil || n.Dir() != e.Name() {
+			continue // not ours: quiver never installs such a folder
+		}
+		if err := add(n); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range lock.Names() {
+		n, _ := ParseName(k) // validated by ParseLock
+		if err := add(n); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.String() < out[j].Name.String() })
+	return out, nil
+}
+
+// ResolveName decides the plugin name for a spec: --name when given; for a
+// local folder, a full org/repo in its plugin.yaml; else the last two path
+// segments (SPEC §5).
+func ResolveName(spec Spec, override string) (Name, error) {
+	if override != "" {
+		n, err := ParseName(override)
+		if err != nil {
+			return Name{}, fmt.Errorf("--name: %w", err)
+		}
+		return n, nil
+	}
+	if spec.IsLocal() {
+		if m, err := ReadManifest(spec.Path); err == nil && strings.Count(m.Name, "/") == 1 {
+			if n, err := ParseName(m.Name); err == nil {
+				return n, nil
+			}
+		}
+	}
+	if spec.Name.IsZero() {
+		return Name{}, fmt.Errorf("%w %q: cannot derive an org/repo name from it; give one with --name org/repo", ErrInvalidSpec, spec.Raw)
+	}
+	return spec.Name, nil
+}

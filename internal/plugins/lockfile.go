@@ -1,0 +1,158 @@
+package plugins
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+)
+
+// LockVersion is the lock file format this quiver writes and reads.
+const LockVersion = 1
+
+const lockHeader = "# quiver.lock: written by quiver; commit it to share this plugin set\n"
+
+// LockEntry records one installed plugin (SPEC §6).
+type LockEntry struct {
+	Source   string `yaml:"source" json:"source"`
+	Ref      string `yaml:"ref,omitempty" json:"ref,omitempty"`
+	Commit   string `yaml:"commit,omitempty" json:"commit,omitempty"`
+	Hash     string `yaml:"hash,omitempty" json:"hash,omitempty"`
+	Link     bool   `yaml:"link,omitempty" json:"link,omitempty"`
+	Disabled bool   `yaml:"disabled,omitempty" json:"disabled,omitempty"`
+}
+
+// Lock is the content of a quiver.lock file. Plugins is keyed by org/repo.
+type Lock struct {
+	Version int                  `yaml:"version"`
+	Plugins map[string]LockEntry `yaml:"plugins"`
+}
+
+// Names returns the locked plugin names in byte order.
+func (l *Lock) Names() []string {
+	names := make([]string, 0, len(l.Plugins))
+	for n := range l.Plugins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ReadLock reads a lock file. A missing file is an empty lock.
+func ReadLock(path string) (*Lock, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Lock{Version: LockVersion, Plugins: map[string]LockEntry{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lock file: %w", err)
+	}
+	return ParseLock(data, path)
+}
+
+// ParseLock decodes lock file content; path is only used in errors.
+func ParseLock(data []byte, path string) (*Lock, error) {
+	var l Lock
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&l); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("lock file %s is corrupt (%v); fix it or restore it from version control", path, err)
+	}
+	if l.Version == 0 && len(l.Plugins) == 0 {
+		l.Version = LockVersion
+	}
+	if l.Version != LockVersion {
+		return nil, fmt.Errorf("lock file %s has version %d; this quiver reads version %d", path, l.Version, LockVersion)
+	}
+	if l.Plugins == nil {
+		l.Plugins = map[string]LockEntry{}
+	}
+	for k, e := range l.Plugins {
+		n, err := ParseName(k)
+		if err != nil || n.String() != k {
+			return nil, fmt.Errorf("lock file %s is corrupt: plugin key %q is not a valid org/repo name", path, k)
+		}
+		if e.Source == "" {
+			return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has no source", path, k)
+		}
+	}
+	return &l, nil
+}
+
+// Marshal encodes the lock with its header comment, plugins in name order.
+func (l *Lock) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(lockHeader)
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	out := Lock{Version: LockVersion, Plugins: l.Plugins}
+	if out.Plugins == nil {
+		out.Plugins = map[string]LockEntry{}
+	}
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteLock writes the lock atomically: a temp file beside it, fsynced, then
+// renamed over the old one, so a reader or a crash never sees half a file.
+func WriteLock(path string, l *Lock) error {
+	data, err := l.Marshal()
+	if err != nil {
+		return fmt.Errorf("encode lock file: %w", err)
+	}
+	if err := writeFileAtomic(path, data, 0o644); err != nil {
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	return nil
+}
+
+// writeFileAtomic replaces path with data in one rename.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op once renamed
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

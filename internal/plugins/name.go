@@ -1,0 +1,59 @@
+package plugins
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ErrInvalidName is wrapped by every error about a malformed plugin name.
+var ErrInvalidName = errors.New("invalid plugin name")
+
+var (
+	orgPattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,38}$`)
+	repoPattern = regexp.MustCompile(`^[a-z0-9_.-]{1,100}$`)
+)
+
+// Name is a validated plugin name, org/repo, always lowercase. The zero Name
+// is not valid; obtain one from ParseName or NewName.
+type Name struct {
+	org, repo string
+}
+
+// NewName validates org and repo (after lowercasing them) and returns the name.
+func NewName(org, repo string) (Name, error) {
+	org, repo = strings.ToLower(org), strings.ToLower(repo)
+	if !orgPattern.MatchString(org) {
+		return Name{}, fmt.Errorf("%w %q: org must be 1-39 letters, digits or hyphens, starting with a letter or digit", ErrInvalidName, org+"/"+repo)
+	}
+	if !repoPattern.MatchString(repo) || strings.HasPrefix(repo, ".") {
+		return Name{}, fmt.Errorf("%w %q: repo must be 1-100 letters, digits, '_', '.' or '-', not starting with '.'", ErrInvalidName, org+"/"+repo)
+	}
+	return Name{org: org, repo: repo}, nil
+}
+
+// ParseName accepts "org/repo" or the folder form "org@repo" and validates it
+// (SPEC §3). Nothing else is accepted: no extra segments, no path tricks.
+func ParseName(s string) (Name, error) {
+	sep := strings.IndexAny(s, "/@")
+	if sep < 0 || strings.Count(s, "/")+strings.Count(s, "@") != 1 {
+		return Name{}, fmt.Errorf("%w %q: want org/repo", ErrInvalidName, s)
+	}
+	return NewName(s[:sep], s[sep+1:])
+}
+
+// Org returns the organisation part of the name.
+func (n Name) Org() string { return n.org }
+
+// Repo returns the repository part of the name.
+func (n Name) Repo() string { return n.repo }
+
+// String returns the name as users write it: org/repo.
+func (n Name) String() string { return n.org + "/" + n.repo }
+
+// Dir returns the folder name of the plugin inside plugins/: org@repo.
+func (n Name) Dir() string { return n.org + "@" + n.repo }
+
+// IsZero reports whether n is the zero Name.
+func (n Name) IsZero() bool { return n.org == "" }

@@ -1,0 +1,150 @@
+package plugins
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Location names a scope as it appears in output: "local" or "global".
+type Location string
+
+// The two scopes (SPEC §1).
+const (
+	Local  Location = "local"
+	Global Location = "global"
+)
+
+// Scope is one root folder: the project's .quiver or the user's home.
+type Scope struct {
+	Location Location
+	Root     string
+}
+
+// PluginsDir is where the scope's plugins are installed.
+func (s Scope) PluginsDir() string { return filepath.Join(s.Root, "plugins") }
+
+// PluginDir is the folder of one installed plugin.
+func (s Scope) PluginDir(n Name) string { return filepath.Join(s.PluginsDir(), n.Dir()) }
+
+// DataDir is the plugin's persistent data folder, which survives updates.
+func (s Scope) DataDir(n Name) string { return filepath.Join(s.Root, "data", n.Dir()) }
+
+// LockPath is the scope's lock file.
+func (s Scope) LockPath() string { return filepath.Join(s.Root, "quiver.lock") }
+
+// CacheDir holds disposable caches.
+func (s Scope) CacheDir() string { return filepath.Join(s.Root, "cache") }
+
+// mutexPath is the file flock(2)ed by mutating commands.
+func (s Scope) mutexPath() string { return filepath.Join(s.Root, ".lock") }
+
+// Layout is the resolved pair of scopes for one invocation.
+type Layout struct {
+	// ProjectDir is the project directory (SPEC §1).
+	ProjectDir string
+	// Local is nil when the project's root is the global root: then there
+	// is only the global scope.
+	Local  *Scope
+	Global Scope
+}
+
+// NewLayout builds the layout for a project directory and a global root.
+func NewLayout(projectDir, globalRoot string) Layout {
+	l := Layout{
+		ProjectDir: projectDir,
+		Global:     Scope{Location: Global, Root: globalRoot},
+	}
+	localRoot := filepath.Join(projectDir, ".quiver")
+	if !sameDir(localRoot, globalRoot) {
+		l.Local = &Scope{Location: Local, Root: localRoot}
+	}
+	return l
+}
+
+// Scopes returns the scopes in precedence order: local first.
+func (l Layout) Scopes() []Scope {
+	if l.Local == nil {
+		return []Scope{l.Global}
+	}
+	return []Scope{*l.Local, l.Global}
+}
+
+// Scope returns the scope a command acts on: the global one when global is
+// set or when there is no separate local scope.
+func (l Layout) Scope(global bool) Scope {
+	if global || l.Local == nil {
+		return l.Global
+	}
+	return *l.Local
+}
+
+// Other returns the scope that is not s, if there is one.
+func (l Layout) Other(s Scope) (Scope, bool) {
+	if l.Local == nil {
+		return Scope{}, false
+	}
+	if s.Location == Local {
+		return l.Global, true
+	}
+	return *l.Local, true
+}
+
+// sameDir compares two folders by their resolved paths, so a symlinked home
+// still counts as the same root.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// GlobalRoot returns $QUIVER_HOME, else ~/.quiver.
+func GlobalRoot(getenv func(string) string) (string, error) {
+	if h := getenv("QUIVER_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("find the home folder: %w (set QUIVER_HOME)", err)
+		}
+	}
+	return filepath.Join(home, ".quiver"), nil
+}
+
+// ProjectDir resolves the project directory (SPEC §1): flag, then env, then
+// the top of the git work tree containing wd, then wd. Finding the work tree
+// only looks for a .git entry; it starts no process.
+func ProjectDir(flag, env, wd string) (string, error) {
+	for _, d := range []string{flag, env} {
+		if d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", err
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return "", fmt.Errorf("project directory %s: %w", d, err)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("project directory %s is not a folder", d)
+		}
+		return abs, nil
+	}
+	for d := wd; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return wd, nil
+		}
+		d = parent
+	}
+}

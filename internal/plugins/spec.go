@@ -1,0 +1,181 @@
+package plugins
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// ErrInvalidSpec is wrapped by every error about a malformed repository spec
+// or ref.
+var ErrInvalidSpec = errors.New("invalid plugin spec")
+
+// DefaultGitBase is where org/repo shorthands point when QUIVER_GIT_BASE is
+// not set.
+const DefaultGitBase = "https://github.com"
+
+// Spec is a parsed `plugin add` argument (SPEC §5).
+type Spec struct {
+	// Raw is the argument as the user typed it.
+	Raw string
+	// URL is what go-git fetches from. Empty for local specs.
+	URL string
+	// Path is the absolute path of a local spec (file://, ./, ../, /).
+	Path string
+	// Ref is the requested branch, tag or commit; empty means the default
+	// branch.
+	Ref string
+	// Name is the name derived from the last two path segments, or the zero
+	// Name when they do not form a valid name (local specs may still find
+	// one in plugin.yaml; see Source.ResolveName).
+	Name Name
+	// Shorthand reports whether Raw was an org/repo shorthand.
+	Shorthand bool
+}
+
+// IsLocal reports whether the spec names a folder on this machine.
+func (s Spec) IsLocal() bool { return s.Path != "" }
+
+// Source returns what the lock file records as the plugin's source: the URL
+// (without any password) or the absolute local path.
+func (s Spec) Source() string {
+	if s.IsLocal() {
+		return s.Path
+	}
+	return RedactURL(s.URL)
+}
+
+var (
+	scpLike    = regexp.MustCompile(`^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9.-]+):(.+)$`)
+	schemeLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	hexSHA     = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+)
+
+// ParseSpec parses one `plugin add` argument. base is QUIVER_GIT_BASE (empty
+// means DefaultGitBase); dir is the directory relative paths start from. A
+// ref given with @REF is returned in Spec.Ref; the caller merges --ref.
+func ParseSpec(raw, base, dir string) (Spec, error) {
+	s := Spec{Raw: raw}
+	if raw == "" || strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, "\x00\n\r\t") {
+		return s, fmt.Errorf("%w %q: empty or contains whitespace", ErrInvalidSpec, raw)
+	}
+	body, ref := splitRef(raw)
+	if ref != "" {
+		if err := ValidateRef(ref); err != nil {
+			return s, err
+		}
+		s.Ref = ref
+	}
+	var repoPath string
+	switch {
+	case strings.HasPrefix(body, "file://"):
+		u, err := url.Parse(body)
+		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+			return s, fmt.Errorf("%w %q: want file:///absolute/path", ErrInvalidSpec, raw)
+		}
+		s.Path = filepath.Clean(u.Path)
+		repoPath = s.Path
+	case schemeLike.MatchString(body):
+		u, err := url.Parse(body)
+		if err != nil {
+			return s, fmt.Errorf("%w %q: %v", ErrInvalidSpec, raw, err)
+		}
+		switch u.Scheme {
+		case "https", "http", "ssh":
+		default:
+			return s, fmt.Errorf("%w %q: unsupported scheme %q (use https, http, ssh or file)", ErrInvalidSpec, raw, u.Scheme)
+		}
+		if u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			return s, fmt.Errorf("%w %q: the URL needs a host and a repository path", ErrInvalidSpec, raw)
+		}
+		s.URL = body
+		repoPath = u.Path
+	case body == "." || body == ".." || strings.HasPrefix(body, "./") || strings.HasPrefix(body, "../") || strings.HasPrefix(body, "/"):
+		p := body
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		s.Path = filepath.Clean(p)
+		repoPath = s.Path
+	case scpLike.MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
+		s.URL = body
+		repoPath = scpLike.FindStringSubmatch(body)[2]
+	case strings.Count(body, "/") == 1 && !strings.Contains(body, ":"):
+		org, repo, _ := strings.Cut(body, "/")
+		n, err := NewName(org, repo)
+		if err != nil {
+			return s, fmt.Errorf("%w %q: not org/repo, a URL or a path (write a folder as ./%s): %w", ErrInvalidSpec, raw, body, err)
+		}
+		if base == "" {
+			base = DefaultGitBase
+		}
+		s.URL = strings.TrimSuffix(base, "/") + "/" + org + "/" + repo + ".git"
+		s.Name, s.Shorthand = n, true
+		return s, nil
+	default:
+		return s, fmt.Errorf("%w %q: want org/repo, a URL or a path (./dir)", ErrInvalidSpec, raw)
+	}
+	s.Name = nameFromPath(repoPath)
+	return s, nil
+}
+
+// splitRef splits SPEC@REF at the last '@' after the last '/'. An '@' that
+// is the user part of an scp-like or ssh URL comes before a '/' or ':' and is
+// kept.
+func splitRef(raw string) (body, ref string) {
+	slash := strings.LastIndexAny(raw, "/:")
+	at := strings.LastIndex(raw, "@")
+	if at <= slash || at == len(raw)-1 {
+		return raw, ""
+	}
+	return raw[:at], raw[at+1:]
+}
+
+// nameFromPath derives org/repo from the last two segments of a URL or file
+// path, ".git" stripped; the zero Name when they are not a valid name.
+func nameFromPath(p string) Name {
+	p = strings.TrimSuffix(strings.TrimRight(filepath.ToSlash(p), "/"), ".git")
+	repo := path.Base(p)
+	org := path.Base(path.Dir(p))
+	n, err := NewName(org, repo)
+	if err != nil {
+		return Name{}
+	}
+	return n
+}
+
+// ValidateRef checks a branch, tag or commit given by the user against the
+// rules git applies to ref names, so a ref can never be a path trick.
+func ValidateRef(ref string) error {
+	bad := ref == "" || ref == "@" || strings.HasPrefix(ref, "-") || strings.HasPrefix(ref, "/") ||
+		strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock") ||
+		strings.Contains(ref, "..") || strings.Contains(ref, "//") || strings.Contains(ref, "@{") ||
+		strings.Contains(ref, "/.") || strings.HasPrefix(ref, ".")
+	for _, r := range ref {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			bad = true
+		}
+	}
+	if bad {
+		return fmt.Errorf("%w: ref %q is not a valid branch, tag or commit name", ErrInvalidSpec, ref)
+	}
+	return nil
+}
+
+// RedactURL removes a password (token) from a URL so it can be shown or
+// stored. Other strings are returned unchanged.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); !ok {
+		return s
+	}
+	u.User = url.User(u.User.Username())
+	return u.String()
+}
