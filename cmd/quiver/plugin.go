@@ -255,6 +255,14 @@ func describeVersion(e plugins.LockEntry) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
+// shortRef abbreviates a commit SHA given as a ref; names stay whole.
+func shortRef(r string) string {
+	if len(r) == 40 && strings.Trim(r, "0123456789abcdef") == "" {
+		return r[:7]
+	}
+	return r
+}
+
 func shortCommit(c string) string {
 	if len(c) > 7 {
 		return c[:7]
@@ -339,7 +347,7 @@ func (a *App) runPluginList(o pluginListOptions) error {
 	}
 	rows := make([][]string, 0, len(all))
 	for _, p := range all {
-		ref, commit := dash(p.Entry.Ref), dash(shortCommit(p.Entry.Commit))
+		ref, commit := dash(shortRef(p.Entry.Ref)), dash(shortCommit(p.Entry.Commit))
 		switch {
 		case p.Missing:
 			commit = "missing"

@@ -28,10 +28,9 @@ type Server struct {
 	// Root holds the bare repositories, Work their work trees.
 	Root, Work string
 
-	srv      *httptest.Server
-	user     string
-	password string
-	mu       sync.Mutex // serializes git commands per server
+	srv  *httptest.Server
+	auth atomic.Pointer[[2]string] // required user and password, if any
+	mu   sync.Mutex                // serializes git commands per server
 
 	// Requests counts HTTP requests; AuthSeen those that carried an
 	// Authorization header.
@@ -58,7 +57,8 @@ func Start(dir string, o Options) (*Server, error) {
 	if _, err := os.Stat(backend); err != nil {
 		return nil, fmt.Errorf("gitserver: %w", err)
 	}
-	s := &Server{Root: filepath.Join(dir, "repos"), Work: filepath.Join(dir, "work"), user: o.User, password: o.Password}
+	s := &Server{Root: filepath.Join(dir, "repos"), Work: filepath.Join(dir, "work")}
+	s.SetAuth(o.User, o.Password)
 	for _, d := range []string{s.Root, s.Work} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -77,14 +77,14 @@ func Start(dir string, o Options) (*Server, error) {
 		if r.Header.Get("Authorization") != "" {
 			s.AuthSeen.Add(1)
 		}
-		if s.user != "" {
+		if want := s.auth.Load(); want != nil {
 			u, p, ok := r.BasicAuth()
 			if !ok {
 				w.Header().Set("WWW-Authenticate", `Basic realm="quiver-test"`)
 				http.Error(w, "authentication required", http.StatusUnauthorized)
 				return
 			}
-			if subtle.ConstantTimeCompare([]byte(u+":"+p), []byte(s.user+":"+s.password)) != 1 {
+			if subtle.ConstantTimeCompare([]byte(u+":"+p), []byte(want[0]+":"+want[1])) != 1 {
 				http.Error(w, "forbidden", http.StatusForbidden)
 				return
 			}
@@ -104,6 +104,16 @@ func New(t testing.TB, o Options) *Server {
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// SetAuth makes the server require HTTP basic auth with user and password
+// (no credentials get 401, wrong ones 403); an empty user turns it off.
+func (s *Server) SetAuth(user, password string) {
+	if user == "" {
+		s.auth.Store(nil)
+		return
+	}
+	s.auth.Store(&[2]string{user, password})
 }
 
 // Close stops the server.

@@ -18,25 +18,35 @@ const DefaultLockWait = 60 * time.Second
 
 // lockScope takes the scope's exclusive flock(2), waiting up to wait and
 // calling onWait once if it has to wait. flock is released by the kernel
-// when the process dies, so a killed command never leaves a stale lock.
+// when the process dies, so a killed command never leaves a stale lock. A
+// command that created a fresh scope and failed removes the lock file again
+// (see Installer.undoEmptyScope), so after taking the lock we check that the
+// file we hold is still the one at the path, and start over if not.
 func lockScope(ctx context.Context, s Scope, wait time.Duration, onWait func()) (unlock func(), err error) {
 	if err := os.MkdirAll(s.Root, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", s.Root, err)
 	}
-	f, err := os.OpenFile(s.mutexPath(), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open scope lock: %w", err)
-	}
-	fd := int(f.Fd())
 	deadline := time.Now().Add(wait)
 	waited := false
 	for {
-		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(fd, syscall.LOCK_UN); f.Close() }, nil
+		f, err := os.OpenFile(s.mutexPath(), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("open scope lock: %w", err)
 		}
+		fd := int(f.Fd())
+		err = syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			if sameFile(f, s.mutexPath()) {
+				return func() { syscall.Flock(fd, syscall.LOCK_UN); f.Close() }, nil
+			}
+			f.Close() // unlinked by its previous holder: lock the new one
+			if err := os.MkdirAll(s.Root, 0o755); err != nil {
+				return nil, fmt.Errorf("create %s: %w", s.Root, err)
+			}
+			continue
+		}
+		f.Close()
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", s.Root, err)
 		}
 		if !waited && onWait != nil {
@@ -44,14 +54,21 @@ func lockScope(ctx context.Context, s Scope, wait time.Duration, onWait func()) 
 		}
 		waited = true
 		if time.Now().After(deadline) {
-			f.Close()
 			return nil, fmt.Errorf("%w (%s); gave up after %s, try again when it has finished", ErrBusy, s.Root, wait)
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
 			return nil, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }

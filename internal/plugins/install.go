@@ -61,38 +61,69 @@ type AddRequest struct {
 }
 
 // begin takes the scope lock and repairs what an interrupted command left.
-func (in *Installer) begin(ctx context.Context) (func(), error) {
+// The returned end releases the lock; told that the command failed, it
+// first removes a scope root that this command created and left empty, so
+// a failed first install leaves no trace.
+func (in *Installer) begin(ctx context.Context) (end func(failed bool), err error) {
 	wait := in.LockWait
 	if wait == 0 {
 		wait = DefaultLockWait
 	}
+	_, statErr := os.Stat(in.Scope.Root)
+	fresh := errors.Is(statErr, fs.ErrNotExist)
 	unlock, err := lockScope(ctx, in.Scope, wait, in.OnWait)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(in.Scope.PluginsDir(), 0o755); err != nil {
+	end = func(failed bool) {
+		if failed && fresh {
+			in.undoEmptyScope()
+		}
 		unlock()
+	}
+	if err := os.MkdirAll(in.Scope.PluginsDir(), 0o755); err != nil {
+		end(true)
 		return nil, err
 	}
-	if in.Scope.Location == Local {
-		writeGitignore(in.Scope.Root)
-	}
 	if err := in.recover(); err != nil {
-		unlock()
+		end(true)
 		return nil, fmt.Errorf("repair after an interrupted command: %w", err)
 	}
-	return unlock, nil
+	return end, nil
+}
+
+// undoEmptyScope removes the scope root if it holds nothing but what begin
+// created. The lock file goes too: lockScope copes with that.
+func (in *Installer) undoEmptyScope() {
+	entries, err := os.ReadDir(in.Scope.Root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case ".lock":
+		case "plugins":
+			if rest, err := os.ReadDir(in.Scope.PluginsDir()); err != nil || len(rest) > 0 {
+				return
+			}
+		default:
+			return
+		}
+	}
+	os.Remove(in.Scope.PluginsDir())
+	os.Remove(in.Scope.mutexPath())
+	os.Remove(in.Scope.Root)
 }
 
 // Add installs one plugin. The content is fetched into a staging folder
 // beside its final place, validated and hashed there, then swapped in; the
 // lock file is written last. Any failure before the swap leaves nothing.
-func (in *Installer) Add(ctx context.Context, req AddRequest) (Plugin, error) {
-	unlock, err := in.begin(ctx)
+func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err error) {
+	end, err := in.begin(ctx)
 	if err != nil {
 		return Plugin{}, err
 	}
-	defer unlock()
+	defer func() { end(err != nil) }()
 
 	lock, err := ReadLock(in.Scope.LockPath())
 	if err != nil {
@@ -133,6 +164,9 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) (Plugin, error) {
 	in.removeJournal(req.Name)
 	os.RemoveAll(stage) // the old version, if there was one
 	os.RemoveAll(filepath.Join(in.Scope.PluginsDir(), j.Backup))
+	if in.Scope.Location == Local {
+		writeGitignore(in.Scope.Root)
+	}
 	return ReadPlugin(in.Scope, req.Name)
 }
 
@@ -198,11 +232,11 @@ func (in *Installer) Remove(ctx context.Context, names []Name, keepData bool) er
 	if err := in.checkInstalled(names); err != nil {
 		return err
 	}
-	unlock, err := in.begin(ctx)
+	end, err := in.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer end(false)
 	if err := in.checkInstalled(names); err != nil { // may have changed while waiting
 		return err
 	}

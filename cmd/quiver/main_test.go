@@ -1,0 +1,231 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/quiver-cli/quiver/internal/gitserver"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// asQuiver makes a re-executed test binary behave as the quiver command, for
+// tests that run quiver as a real process (the kill test).
+const asQuiver = "QUIVER_TEST_AS_QUIVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asQuiver) == "1" {
+		os.Exit(quiverMain())
+	}
+	testscript.Main(m, map[string]func(){
+		"quiver": func() { os.Exit(quiverMain()) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t, "testdata/script"))
+}
+
+const serverKey = "gitserver"
+
+func scriptParams(t *testing.T, dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			srv, err := gitserver.Start(filepath.Join(env.WorkDir, ".gitserver"), gitserver.Options{})
+			if err != nil {
+				return err
+			}
+			env.Defer(srv.Close)
+			env.Values[serverKey] = srv
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("QUIVER_HOME", filepath.Join(home, ".quiver"))
+			env.Setenv("QUIVER_GIT_BASE", srv.URL)
+			env.Setenv("GIT_URL", srv.URL)
+			env.Setenv("EXAMPLE", examplePlugin(t))
+			for _, k := range []string{"QUIVER_GIT_TOKEN", "GITHUB_TOKEN", "QUIVER_PROJECT_DIR"} {
+				env.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"gitrepo":  cmdGitRepo,
+			"gittag":   cmdGitTag,
+			"gitsha":   cmdGitSHA,
+			"gitauth":  cmdGitAuth,
+			"snapshot": cmdSnapshot,
+			"unchanged": func(ts *testscript.TestScript, neg bool, args []string) {
+				cmdUnchanged(ts, neg, args)
+			},
+			"lockmatch": cmdLockMatch,
+		},
+	}
+}
+
+// examplePlugin is the absolute path of the bundled example plugin.
+func examplePlugin(t *testing.T) string {
+	p, err := filepath.Abs("../../testdata/plugins/guard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func server(ts *testscript.TestScript) *gitserver.Server {
+	return ts.Value(serverKey).(*gitserver.Server)
+}
+
+// gitrepo NAME DIR [BRANCH]: commit the files of DIR to repository NAME on
+// the loopback server (branch main unless given), creating it if needed.
+func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: gitrepo NAME DIR [BRANCH]")
+	}
+	branch := ""
+	if len(args) == 3 {
+		branch = args[2]
+	}
+	_, err := server(ts).Commit(args[0], branch, ts.MkAbs(args[1]), "commit "+args[1])
+	ts.Check(err)
+}
+
+// gittag [-a] NAME TAG: tag the last commit of NAME (annotated with -a).
+func cmdGitTag(ts *testscript.TestScript, neg bool, args []string) {
+	annotated := len(args) > 0 && args[0] == "-a"
+	if annotated {
+		args = args[1:]
+	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gittag [-a] NAME TAG")
+	}
+	ts.Check(server(ts).Tag(args[0], args[1], annotated))
+}
+
+// gitsha NAME REV VAR [LEN]: set $VAR to the commit REV of NAME, cut to
+// LEN hex digits when given.
+func cmdGitSHA(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: gitsha NAME REV VAR [LEN]")
+	}
+	sha, err := server(ts).RevParse(args[0], args[1])
+	ts.Check(err)
+	if len(args) == 4 {
+		n, err := strconv.Atoi(args[3])
+		ts.Check(err)
+		sha = sha[:n]
+	}
+	ts.Setenv(args[2], sha)
+}
+
+// gitauth USER PASS: make the server require basic auth ("gitauth off").
+func cmdGitAuth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: gitauth USER PASS | gitauth off")
+	}
+	if args[0] == "off" {
+		server(ts).SetAuth("", "")
+		return
+	}
+	server(ts).SetAuth(args[0], args[1])
+}
+
+// snapshot DIR: remember every path, mode and content under DIR.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: snapshot DIR")
+	}
+	ts.Setenv("SNAPSHOT_"+envKey(args[0]), treeState(ts, ts.MkAbs(args[0])))
+}
+
+// unchanged DIR: fail unless DIR is exactly as at its snapshot; this is how
+// scripts prove a failed command left nothing behind.
+func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: unchanged DIR")
+	}
+	before := ts.Getenv("SNAPSHOT_" + envKey(args[0]))
+	now := treeState(ts, ts.MkAbs(args[0]))
+	if (before == now) == neg {
+		ts.Fatalf("%s changed=%v\nbefore:\n%s\nnow:\n%s", args[0], before != now, before, now)
+	}
+}
+
+// lockmatch SCOPE_ROOT NAME: the lock entry of NAME has a 40-hex commit (or
+// none for folders) and its hash equals the plugin folder's content hash.
+func cmdLockmatchCheck(ts *testscript.TestScript, root, name string) {
+	n, err := plugins.ParseName(name)
+	ts.Check(err)
+	s := plugins.Scope{Root: ts.MkAbs(root)}
+	lock, err := plugins.ReadLock(s.LockPath())
+	ts.Check(err)
+	e, ok := lock.Plugins[n.String()]
+	if !ok {
+		ts.Fatalf("no lock entry for %s", n)
+	}
+	d, err := plugins.HashDir(s.PluginDir(n))
+	ts.Check(err)
+	if d.Sum != e.Hash {
+		ts.Fatalf("lock hash %s != folder hash %s", e.Hash, d.Sum)
+	}
+}
+
+func cmdLockMatch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: lockmatch SCOPE_ROOT NAME")
+	}
+	cmdLockmatchCheck(ts, args[0], args[1])
+}
+
+func envKey(p string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, p)
+}
+
+// treeState describes a folder: one line per entry with its mode and a
+// content hash, sorted; "(absent)" when it does not exist.
+func treeState(ts *testscript.TestScript, dir string) string {
+	var lines []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		line := fmt.Sprintf("%s %s", rel, info.Mode())
+		switch {
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			line += fmt.Sprintf(" %x", data)
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			line += " -> " + target
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	if os.IsNotExist(err) {
+		return "(absent)"
+	}
+	ts.Check(err)
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
