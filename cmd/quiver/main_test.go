@@ -51,6 +51,8 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("QUIVER_HOME", filepath.Join(home, ".quiver"))
 			env.Setenv("QUIVER_GIT_BASE", srv.URL)
 			env.Setenv("GIT_URL", srv.URL)
+			env.Setenv("GIT_HOSTPORT", strings.TrimPrefix(srv.URL, "http://"))
+			env.Setenv("GIT_PORT", srv.URL[strings.LastIndex(srv.URL, ":")+1:])
 			env.Setenv("EXAMPLE", examplePlugin(t))
 			for _, k := range []string{"QUIVER_GIT_TOKEN", "GITHUB_TOKEN", "QUIVER_PROJECT_DIR"} {
 				env.Setenv(k, "")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -186,6 +187,11 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 		}
 		if o.Link && !spec.IsLocal() {
 			return usageErrorf(cmd, "%s: --link needs a local folder", raw)
+		}
+		if spec.IsLocal() {
+			if fi, err := os.Stat(spec.Path); err != nil || !fi.IsDir() {
+				return fmt.Errorf("%s: no such folder %s", raw, spec.Path)
+			}
 		}
 		name, err := plugins.ResolveName(spec, o.Name)
 		if err != nil {

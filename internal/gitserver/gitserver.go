@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/cgi"
@@ -71,7 +72,7 @@ func Start(dir string, o Options) (*Server, error) {
 			"GIT_CONFIG_KEY_0=uploadpack.allowReachableSHA1InWant", "GIT_CONFIG_VALUE_0=true",
 			"GIT_CONFIG_KEY_1=uploadpack.allowAnySHA1InWant", "GIT_CONFIG_VALUE_1=true")
 	}
-	h := &cgi.Handler{Path: backend, Env: env}
+	h := &cgi.Handler{Path: backend, Env: env, Stderr: io.Discard}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.Requests.Add(1)
 		if r.Header.Get("Authorization") != "" {
