@@ -225,6 +225,21 @@ func (in *Installer) swapIn(stage, final, backup string, exists bool) error {
 	return syncDir(filepath.Dir(final))
 }
 
+// Repair takes the scope lock and completes or rolls back whatever an
+// interrupted command left (OnRecover hears about each), as every mutating
+// command does first. A scope that does not exist needs nothing.
+func (in *Installer) Repair(ctx context.Context) error {
+	if _, err := os.Stat(in.Scope.PluginsDir()); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	end, err := in.begin(ctx)
+	if err != nil {
+		return err
+	}
+	end(false)
+	return nil
+}
+
 // Remove uninstalls plugins: each folder is renamed away (one atomic step),
 // the lock entry dropped, then the folder and, unless keepData, its data
 // deleted. Every name is checked before anything changes.
