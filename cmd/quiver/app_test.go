@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// newTestApp returns an App whose world is a temp project and home.
+func newTestApp(t *testing.T) (*App, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	project := t.TempDir()
+	env := map[string]string{"QUIVER_HOME": filepath.Join(t.TempDir(), ".quiver"), "HOME": t.TempDir()}
+	var stdout, stderr bytes.Buffer
+	return &App{
+		Stdin:  strings.NewReader(""),
+		Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(k string) string { return env[k] },
+		Getwd:  func() (string, error) { return project, nil },
+	}, &stdout, &stderr
+}
+
+// Exit codes are the contract scripts and agents rely on (SPEC §7): 0
+// success, 1 failure, 2 usage; every error is one "quiver: " line.
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		args       []string
+		code       int
+		stderrLine string
+	}{
+		{[]string{"version"}, exitOK, ""},
+		{[]string{"plugin", "list", "--json"}, exitOK, ""},
+		{[]string{"--bogus"}, exitUsage, "quiver: unknown flag: --bogus"},
+		{[]string{"nosuch"}, exitUsage, `quiver: unknown command "nosuch" for "quiver"`},
+		{[]string{"plugin", "list", "-g", "--local"}, exitUsage, "quiver: -g and --local exclude each other"},
+		{[]string{"plugin", "remove", "../x"}, exitUsage, `quiver: invalid plugin name "../x"`},
+		{[]string{"plugin", "show", "a/b/c"}, exitUsage, `quiver: invalid plugin name "a/b/c": want org/repo`},
+		{[]string{"plugin", "add", "a/b/c"}, exitUsage, `quiver: invalid plugin spec "a/b/c"`},
+		{[]string{"plugin", "remove", "acme/guard"}, exitFailure, "quiver: plugin acme/guard is not installed in the local scope; see quiver plugin list"},
+		{[]string{"plugin", "show", "acme/guard"}, exitFailure, "quiver: plugin acme/guard is not installed; see quiver plugin list"},
+		{[]string{"plugin", "add", "./nowhere"}, exitFailure, "quiver: ./nowhere: no such folder"},
+		{[]string{"--project", "/nonexistent/dir", "plugin", "list"}, exitFailure, "quiver: project directory /nonexistent/dir"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			app, _, stderr := newTestApp(t)
+			if code := app.run(t.Context(), tt.args); code != tt.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if tt.stderrLine == "" {
+				if stderr.Len() > 0 && tt.code == exitOK && !strings.HasPrefix(stderr.String(), "No plugins") {
+					t.Errorf("unexpected stderr %q", stderr)
+				}
+				return
+			}
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			if !strings.HasPrefix(first, tt.stderrLine) {
+				t.Errorf("stderr first line %q, want prefix %q", first, tt.stderrLine)
+			}
+		})
+	}
+}
+
+func TestListJSONEmptyIsArray(t *testing.T) {
+	app, stdout, _ := newTestApp(t)
+	if code := app.run(t.Context(), []string{"plugin", "list", "--json"}); code != 0 {
+		t.Fatal(code)
+	}
+	if stdout.String() != "[]\n" {
+		t.Errorf("stdout %q, want []", stdout)
+	}
+}
