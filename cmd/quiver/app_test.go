@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/gitserver"
 )
 
 // newTestApp returns an App whose world is a temp project and home.
@@ -69,5 +72,60 @@ func TestListJSONEmptyIsArray(t *testing.T) {
 	}
 	if stdout.String() != "[]\n" {
 		t.Errorf("stdout %q, want []", stdout)
+	}
+}
+
+// Failures of add against a real server exit 1 (usage mistakes exit 2);
+// the scripts check the messages and that nothing was left behind.
+func TestAddFailureExitCodes(t *testing.T) {
+	srv := gitserver.New(t, gitserver.Options{})
+	src := t.TempDir()
+	good := filepath.Join(src, "good")
+	os.MkdirAll(filepath.Join(good, "recipes"), 0o755)
+	os.WriteFile(filepath.Join(good, "recipes", "r.md"), []byte("r"), 0o644)
+	empty := filepath.Join(src, "empty")
+	os.MkdirAll(empty, 0o755)
+	os.WriteFile(filepath.Join(empty, "README.md"), []byte("r"), 0o644)
+	for name, dir := range map[string]string{"acme/good": good, "acme/empty": empty, "acme/private": good} {
+		if _, err := srv.Commit(name, "main", dir, "c"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app, _, stderr := newTestApp(t)
+	getenv := app.Getenv
+	app.Getenv = func(k string) string {
+		if k == "QUIVER_GIT_BASE" {
+			return srv.URL
+		}
+		return getenv(k)
+	}
+	if code := app.run(t.Context(), []string{"plugin", "add", "acme/good"}); code != exitOK {
+		t.Fatalf("setup: exit %d: %s", code, stderr)
+	}
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"plugin", "add", "acme/nope"}, exitFailure},
+		{[]string{"plugin", "add", "acme/empty"}, exitFailure},
+		{[]string{"plugin", "add", "acme/good"}, exitFailure},
+		{[]string{"plugin", "add", "--force", "acme/good@nope"}, exitFailure},
+		{[]string{"plugin", "add", "acme/good", "--ref", "../../config"}, exitUsage},
+		{[]string{"plugin", "add", "acme/good", "--name", "org@../x"}, exitUsage},
+		{[]string{"plugin", "add", "acme/empty", "acme/nope"}, exitFailure},
+	}
+	for _, tt := range tests {
+		stderr.Reset()
+		if code := app.run(t.Context(), tt.args); code != tt.code {
+			t.Errorf("%v: exit %d, want %d; stderr:\n%s", tt.args, code, tt.code, stderr)
+		}
+		if !strings.HasPrefix(stderr.String(), "quiver: ") {
+			t.Errorf("%v: stderr %q does not start with quiver:", tt.args, stderr)
+		}
+	}
+	srv.SetAuth("x-access-token", "tok")
+	stderr.Reset()
+	if code := app.run(t.Context(), []string{"plugin", "add", "acme/private"}); code != exitFailure {
+		t.Errorf("auth required: exit %d, want 1: %s", code, stderr)
 	}
 }

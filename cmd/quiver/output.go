@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -20,7 +22,8 @@ func writeJSON(w io.Writer, v any) error {
 // writeTable prints rows under a header as plain aligned columns, the way
 // gh and kubectl do: no borders, easy to read and to grep.
 func writeTable(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders:  tw.BorderNone,
 			Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone},
@@ -36,5 +39,19 @@ func writeTable(w io.Writer, header []string, rows [][]string) error {
 			return err
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	// Cells are padded to the column width; trailing blanks only get in
+	// the way of diff and grep.
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		trimmed := strings.TrimRight(line, " \n")
+		if trimmed == "" && line == "" {
+			continue
+		}
+		if _, err := io.WriteString(w, trimmed+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
