@@ -141,7 +141,8 @@ event.`,
 	pf.StringVar(&a.projectFlag, "project", "", "use `DIR` as the project directory")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only data and errors")
 	pf.BoolVar(&a.noColor, "no-color", false, "never color the output")
-	root.AddCommand(a.newPluginCmd(), a.newVersionCmd())
+	root.AddCommand(a.newPluginCmd(), a.newHookCmd(), a.newDocCmd(skillKind), a.newDocCmd(recipeKind),
+		a.newTrustCmd(), a.newVersionCmd())
 	return root
 }
 

@@ -206,31 +206,37 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 
 	in := a.installer(layout, o.Global)
 	var added []pluginJSON
-	var failed error
-	for _, j := range jobs {
-		p, err := a.addOne(cmd.Context(), in, j, o)
-		if err != nil {
-			if len(jobs) == 1 {
-				return err
+	err = a.keepTrust(layout, o.Global, func() error {
+		var failed error
+		for _, j := range jobs {
+			p, err := a.addOne(cmd.Context(), in, j, o)
+			if err != nil {
+				if len(jobs) == 1 {
+					return err
+				}
+				a.printError(err)
+				failed = errReported
+				continue
 			}
-			a.printError(err)
-			failed = errReported
-			continue
+			added = append(added, toJSON(p))
+			if !o.JSON {
+				a.warnf("Installed %s %s%s: %s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents))
+			}
 		}
-		added = append(added, toJSON(p))
-		if !o.JSON {
-			a.warnf("Installed %s %s%s: %s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents))
-		}
+		return failed
+	})
+	if err != nil && len(jobs) == 1 {
+		return err
 	}
 	if o.JSON {
 		if added == nil {
 			added = []pluginJSON{}
 		}
-		if err := writeJSON(a.Stdout, added); err != nil {
-			return err
+		if werr := writeJSON(a.Stdout, added); werr != nil {
+			return werr
 		}
 	}
-	return failed
+	return err
 }
 
 func (a *App) addOne(ctx context.Context, in *plugins.Installer, j addJob, o pluginAddOptions) (plugins.Plugin, error) {
@@ -528,7 +534,7 @@ func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
 		return err
 	}
 	in := a.installer(layout, o.Global)
-	err = in.Remove(cmd.Context(), names, o.KeepData)
+	err = a.keepTrust(layout, o.Global, func() error { return in.Remove(cmd.Context(), names, o.KeepData) })
 	var ws *plugins.WrongScopeError
 	if errors.As(err, &ws) {
 		if ws.In == plugins.Global {

@@ -62,22 +62,25 @@ type AddRequest struct {
 
 // begin takes the scope lock and repairs what an interrupted command left.
 // The returned end releases the lock; told that the command failed, it
-// first removes a scope root that this command created and left empty, so
-// a failed first install leaves no trace.
+// first removes what this command created (scope root, plugins folder,
+// lock file) if it is still empty, so a failed command leaves no trace.
 func (in *Installer) begin(ctx context.Context) (end func(failed bool), err error) {
 	wait := in.LockWait
 	if wait == 0 {
 		wait = DefaultLockWait
 	}
-	_, statErr := os.Stat(in.Scope.Root)
-	fresh := errors.Is(statErr, fs.ErrNotExist)
+	created := missing(in.Scope.Root, in.Scope.PluginsDir(), in.Scope.mutexPath())
 	unlock, err := lockScope(ctx, in.Scope, wait, in.OnWait)
 	if err != nil {
 		return nil, err
 	}
 	end = func(failed bool) {
-		if failed && fresh {
-			in.undoEmptyScope()
+		if failed {
+			// Folders go only when empty; the lock file may go as
+			// lockScope re-checks the file it locked.
+			for i := len(created) - 1; i >= 0; i-- {
+				os.Remove(created[i])
+			}
 		}
 		unlock()
 	}
@@ -92,27 +95,15 @@ func (in *Installer) begin(ctx context.Context) (end func(failed bool), err erro
 	return end, nil
 }
 
-// undoEmptyScope removes the scope root if it holds nothing but what begin
-// created. The lock file goes too: lockScope copes with that.
-func (in *Installer) undoEmptyScope() {
-	entries, err := os.ReadDir(in.Scope.Root)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		switch e.Name() {
-		case ".lock":
-		case "plugins":
-			if rest, err := os.ReadDir(in.Scope.PluginsDir()); err != nil || len(rest) > 0 {
-				return
-			}
-		default:
-			return
+// missing returns the paths that do not exist, in the given order.
+func missing(paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, p)
 		}
 	}
-	os.Remove(in.Scope.PluginsDir())
-	os.Remove(in.Scope.mutexPath())
-	os.Remove(in.Scope.Root)
+	return out
 }
 
 // Add installs one plugin. The content is fetched into a staging folder
@@ -328,5 +319,5 @@ func writeGitignore(root string) {
 		return
 	}
 	const body = "# written by quiver: plugins are reproduced from quiver.lock (commit that)\nplugins/\ndata/\ncache/\n.lock\n"
-	writeFileAtomic(p, []byte(body), 0o644)
+	WriteFileAtomic(p, []byte(body), 0o644)
 }

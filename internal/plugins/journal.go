@@ -39,7 +39,7 @@ func (in *Installer) writeJournal(n Name, j journal) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(in.journalPath(n), data, 0o644)
+	return WriteFileAtomic(in.journalPath(n), data, 0o644)
 }
 
 func (in *Installer) removeJournal(n Name) {

@@ -111,14 +111,14 @@ func WriteLock(path string, l *Lock) error {
 	if err != nil {
 		return fmt.Errorf("encode lock file: %w", err)
 	}
-	if err := writeFileAtomic(path, data, 0o644); err != nil {
+	if err := WriteFileAtomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("write lock file: %w", err)
 	}
 	return nil
 }
 
-// writeFileAtomic replaces path with data in one rename.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+// WriteFileAtomic replaces path with data in one rename.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

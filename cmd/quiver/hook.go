@@ -1,0 +1,108 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+)
+
+func (a *App) newHookCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "List and run hooks",
+		Args:  noArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.newHookListCmd())
+	return cmd
+}
+
+// hookJSON is a hook in `hook list --json` (SPEC §7).
+type hookJSON struct {
+	Name     string `json:"name"`
+	Event    string `json:"event"`
+	Path     string `json:"path"`
+	Location string `json:"location"`
+	Plugin   string `json:"plugin"`
+	Status   string `json:"status"`
+	Reason   string `json:"reason"`
+}
+
+type hookListOptions struct {
+	All, JSON bool
+}
+
+func (a *App) newHookListCmd() *cobra.Command {
+	var o hookListOptions
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the merged hook set",
+		Long: `List the hooks in effect, in the order they run: the project's standalone
+hooks, the project's plugins, your own standalone hooks, your plugins. --all
+adds shadowed, disabled, untrusted and invalid hooks with the reason.
+
+Each hook's event is learned by running "HOOK hook" once and caching the
+answer; unchanged hooks are never asked again, and untrusted project hooks
+are never run at all.`,
+		Example: "  quiver hook list\n  quiver hook list --all --json",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runHookList(cmd, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.All, "all", false, "include shadowed, disabled, untrusted and invalid hooks")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	hs, err := discovery.Hooks(cmd.Context(), a.discoveryOptions(layout))
+	if err != nil {
+		return err
+	}
+	out := []hookJSON{}
+	for _, h := range hs.Hooks {
+		if !o.All && h.Status != discovery.Active {
+			continue
+		}
+		out = append(out, hookJSON{
+			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
+			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason,
+		})
+	}
+	if n := hs.UntrustedCount(); n > 0 && !o.All {
+		a.warnf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)
+	}
+	if o.JSON {
+		return writeJSON(a.Stdout, out)
+	}
+	if len(out) == 0 {
+		a.warnf("No hooks. Install a plugin with quiver plugin add, or put executables in .quiver/hooks/.")
+		return nil
+	}
+	header := []string{"NAME", "EVENT", "LOCATION"}
+	if o.All {
+		header = append(header, "STATUS", "REASON")
+	}
+	rows := make([][]string, 0, len(out))
+	for _, h := range out {
+		row := []string{h.Name, dash(h.Event), h.Location}
+		if o.All {
+			row = append(row, h.Status, oneLine(h.Reason))
+		}
+		rows = append(rows, row)
+	}
+	return writeTable(a.Stdout, header, rows)
+}
+
+// oneLine keeps a table cell on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,274 @@
+package discovery
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// Status says whether an item is in effect, and if not, why.
+type Status string
+
+// Item statuses (SPEC §7).
+const (
+	Active    Status = "active"
+	Shadowed  Status = "shadowed"
+	Disabled  Status = "disabled"
+	Untrusted Status = "untrusted"
+	Invalid   Status = "invalid"
+)
+
+// Hook is one hook as discovered, in any status.
+type Hook struct {
+	// Name is the full name (acme/guard/validate or audit-log).
+	Name string
+	// Event is "" when it is unknown: not asked (untrusted, disabled) or
+	// the hook gave no valid answer.
+	Event    string
+	Path     string
+	Location plugins.Location
+	// Plugin is the plugin's org/repo, zero for standalone hooks.
+	Plugin plugins.Name
+	// PluginRoot and DataDir are the plugin's folder and data folder.
+	PluginRoot, DataDir string
+	Status              Status
+	Reason              string
+}
+
+// source is one of the places items come from, in precedence order.
+type source struct {
+	location plugins.Location
+	plugin   plugins.Name // zero for the scope's standalone items
+	root     string
+	dataDir  string
+	contents plugins.Contents
+	// disabled: the plugin is disabled; shadowedBy: a local install of
+	// the same plugin shadows this global one as a whole.
+	disabled   bool
+	shadowedBy string
+	// project: the item came with the project and needs trust to run.
+	project bool
+}
+
+func (s source) describe() string {
+	if s.plugin.IsZero() {
+		return string(s.location) + " standalone"
+	}
+	return string(s.location) + " " + s.plugin.String()
+}
+
+// scopeSources lists a scope's standalone folder and its plugins.
+func scopeSources(s plugins.Scope, project bool) ([]source, error) {
+	standalone, err := plugins.ScanDir(s.Root)
+	if err != nil {
+		return nil, err
+	}
+	out := []source{{location: s.Location, root: s.Root, contents: standalone, project: project}}
+	ps, err := plugins.ListPlugins(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if p.Missing {
+			continue
+		}
+		out = append(out, source{
+			location: s.Location, plugin: p.Name, root: p.Dir, dataDir: s.DataDir(p.Name),
+			contents: p.Contents, disabled: !p.Enabled(), project: project,
+		})
+	}
+	return out, nil
+}
+
+func localSources(l plugins.Layout) ([]source, error) {
+	if l.Local == nil {
+		return nil, nil
+	}
+	return scopeSources(*l.Local, true)
+}
+
+// sources lists all four sources in precedence order (SPEC §4) and marks
+// global plugins that a local install shadows as a whole.
+func sources(l plugins.Layout) ([]source, error) {
+	local, err := localSources(l)
+	if err != nil {
+		return nil, err
+	}
+	global, err := scopeSources(l.Global, false)
+	if err != nil {
+		return nil, err
+	}
+	localPlugins := map[plugins.Name]bool{}
+	for _, s := range local {
+		if !s.plugin.IsZero() {
+			localPlugins[s.plugin] = true
+		}
+	}
+	for i, s := range global {
+		if localPlugins[s.plugin] {
+			global[i].shadowedBy = "local " + s.plugin.String()
+		}
+	}
+	return append(local, global...), nil
+}
+
+// Options configure discovery.
+type Options struct {
+	Layout plugins.Layout
+	// Env is the environment hooks are asked `hook` in.
+	Env []string
+	// TrustAll trusts every project hook (QUIVER_TRUST_ALL=1).
+	TrustAll bool
+	// QueryTimeout bounds each `hook` question (DefaultQueryTimeout if 0).
+	QueryTimeout time.Duration
+}
+
+// HookSet is the result of hook discovery.
+type HookSet struct {
+	// Hooks holds every hook in precedence order, whatever its status;
+	// this is also the order in which active hooks run.
+	Hooks []Hook
+	Trust Trust
+}
+
+// Active returns the hooks in effect for event, in the order they run. This
+// is the resolver the runtime feeds to the trigger.
+func (hs *HookSet) Active(event string) []Hook {
+	var out []Hook
+	for _, h := range hs.Hooks {
+		if h.Status == Active && h.Event == event {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// UntrustedCount is the number of project hooks skipped for lack of trust.
+func (hs *HookSet) UntrustedCount() int {
+	n := 0
+	for _, h := range hs.Hooks {
+		if h.Status == Untrusted {
+			n++
+		}
+	}
+	return n
+}
+
+// Hooks discovers every hook. A hook's event comes from the type cache;
+// only new or changed hooks are asked, concurrently. Untrusted project
+// hooks and disabled ones are never executed.
+func Hooks(ctx context.Context, o Options) (*HookSet, error) {
+	srcs, err := sources(o.Layout)
+	if err != nil {
+		return nil, err
+	}
+	trust, err := loadTrust(o.Layout, srcs, o.TrustAll)
+	if err != nil {
+		return nil, err
+	}
+	trusted := trust.Trusted()
+	hs := &HookSet{Trust: trust}
+	caches := map[plugins.Location]*typeCache{}
+	type pending struct {
+		index int
+		info  os.FileInfo
+		cache *typeCache
+	}
+	var asks []pending
+	for _, s := range srcs {
+		if s.shadowedBy != "" && !trusted {
+			// An untrusted project contributes nothing, so it cannot
+			// shadow (switch off) the user's own global hooks either.
+			s.shadowedBy = ""
+		}
+		for _, it := range s.contents.Hooks {
+			h := Hook{
+				Name: ItemName(s.plugin, it.Name), Path: it.Path, Location: s.location,
+				Plugin: s.plugin, Status: Active,
+			}
+			if !s.plugin.IsZero() {
+				h.PluginRoot, h.DataDir = s.root, s.dataDir
+			}
+			switch {
+			case s.disabled:
+				h.Status, h.Reason = Disabled, fmt.Sprintf("plugin %s is disabled", s.plugin)
+			case s.shadowedBy != "":
+				h.Status, h.Reason = Shadowed, "shadowed by "+s.shadowedBy
+			case s.project && !trusted:
+				h.Status, h.Reason = Untrusted, "project hooks are not trusted; review them and run quiver trust"
+			case it.Disabled:
+				h.Status, h.Reason = Disabled, "file name ends in "+plugins.DisabledSuffix
+			}
+			if h.Status == Active {
+				c := caches[s.location]
+				if c == nil {
+					c = loadTypeCache(scopeOf(o.Layout, s.location))
+					caches[s.location] = c
+				}
+				if fi, err := os.Stat(h.Path); err != nil {
+					h.Status, h.Reason = Invalid, err.Error()
+				} else if e, ok := c.lookup(h.Path, fi); ok {
+					applyType(&h, e)
+				} else {
+					asks = append(asks, pending{len(hs.Hooks), fi, c})
+				}
+			}
+			hs.Hooks = append(hs.Hooks, h)
+		}
+	}
+	timeout := o.QueryTimeout
+	if timeout == 0 {
+		timeout = DefaultQueryTimeout
+	}
+	// Only now is hs.Hooks complete, so pointers into it stay valid.
+	queries := make([]typeQuery, len(asks))
+	for i, p := range asks {
+		queries[i] = typeQuery{hook: &hs.Hooks[p.index], info: p.info, cache: p.cache}
+	}
+	askTypes(ctx, queries, o.Env, timeout)
+	for _, c := range caches {
+		c.save()
+	}
+	resolveHooks(hs.Hooks)
+	return hs, nil
+}
+
+func scopeOf(l plugins.Layout, loc plugins.Location) plugins.Scope {
+	if loc == plugins.Local && l.Local != nil {
+		return *l.Local
+	}
+	return l.Global
+}
+
+// shadow applies name shadowing to items in precedence order: the first
+// active holder of a full name wins, later active holders are shadowed.
+// Inactive items never claim a name, so a broken, disabled or untrusted
+// item cannot switch off another one. It is the one precedence rule for
+// hooks, skills and recipes.
+func shadow[T any](items []T, fields func(*T) (name string, owner string, status *Status, reason *string)) {
+	winner := map[string]string{}
+	for i := range items {
+		name, owner, status, reason := fields(&items[i])
+		if *status != Active {
+			continue
+		}
+		if w, ok := winner[name]; ok {
+			*status, *reason = Shadowed, "shadowed by "+w
+			continue
+		}
+		winner[name] = owner
+	}
+}
+
+func resolveHooks(hooks []Hook) {
+	shadow(hooks, func(h *Hook) (string, string, *Status, *string) {
+		return h.Name, describe(h.Location, h.Plugin), &h.Status, &h.Reason
+	})
+}
+
+func describe(loc plugins.Location, p plugins.Name) string {
+	return source{location: loc, plugin: p}.describe()
+}

@@ -1,0 +1,130 @@
+package discovery
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// Kind tells skills and recipes apart.
+type Kind string
+
+// The two kinds of Markdown items.
+const (
+	Skill  Kind = "skill"
+	Recipe Kind = "recipe"
+)
+
+// Doc is one skill or recipe as discovered, in any status.
+type Doc struct {
+	Kind        Kind
+	Name        string
+	Description string
+	// Path is the SKILL.md or the recipe file.
+	Path     string
+	Location plugins.Location
+	Plugin   plugins.Name
+	Status   Status
+	Reason   string
+	// Warnings are problems that do not stop the item from working
+	// (SPEC §3): a skill without description, or whose frontmatter name
+	// differs from its folder.
+	Warnings []string
+	// Frontmatter is the parsed YAML (nil when the file has none).
+	Frontmatter map[string]any
+	// Body is the text after the frontmatter.
+	Body string
+}
+
+// Skills discovers every skill, in precedence order, any status.
+func Skills(o Options) ([]Doc, error) { return docs(o, Skill) }
+
+// Recipes discovers every recipe, in precedence order, any status.
+func Recipes(o Options) ([]Doc, error) { return docs(o, Recipe) }
+
+func docs(o Options, kind Kind) ([]Doc, error) {
+	srcs, err := sources(o.Layout)
+	if err != nil {
+		return nil, err
+	}
+	var out []Doc
+	for _, s := range srcs {
+		items := s.contents.Recipes
+		if kind == Skill {
+			items = s.contents.Skills
+		}
+		for _, it := range items {
+			d := Doc{Kind: kind, Name: ItemName(s.plugin, it.Name), Path: it.Path, Location: s.location, Plugin: s.plugin, Status: Active}
+			readDoc(&d, it.Name)
+			switch {
+			case s.disabled:
+				d.Status, d.Reason = Disabled, fmt.Sprintf("plugin %s is disabled", s.plugin)
+			case s.shadowedBy != "":
+				d.Status, d.Reason = Shadowed, "shadowed by "+s.shadowedBy
+			}
+			out = append(out, d)
+		}
+	}
+	resolveDocs(out)
+	return out, nil
+}
+
+// readDoc parses the file's frontmatter into d; a file that cannot be read
+// or parsed makes d invalid, never an error of the whole listing.
+func readDoc(d *Doc, itemName string) {
+	data, err := os.ReadFile(d.Path)
+	if err != nil {
+		d.Status, d.Reason = Invalid, err.Error()
+		return
+	}
+	fm, body, err := ParseFrontmatter(data)
+	d.Frontmatter, d.Body = fm, body
+	if err != nil {
+		d.Status, d.Reason = Invalid, err.Error()
+		return
+	}
+	d.Description = stringField(fm, "description")
+	if d.Kind != Skill {
+		return
+	}
+	folder := filepath.Base(filepath.Dir(d.Path))
+	if fm == nil {
+		d.Warnings = append(d.Warnings, "SKILL.md has no frontmatter (name, description)")
+		return
+	}
+	if d.Description == "" {
+		d.Warnings = append(d.Warnings, "frontmatter has no description")
+	}
+	if n := stringField(fm, "name"); n != "" && n != folder {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("frontmatter name %q differs from the folder %q; it is listed as %q", n, folder, itemName))
+	}
+}
+
+func resolveDocs(ds []Doc) {
+	shadow(ds, func(d *Doc) (string, string, *Status, *string) {
+		return d.Name, describe(d.Location, d.Plugin), &d.Status, &d.Reason
+	})
+}
+
+// Find returns the item called name: the active one, else the first of
+// any status, so show can explain why it is not in effect.
+func Find(ds []Doc, name string) (Doc, bool) {
+	var first *Doc
+	for i := range ds {
+		if ds[i].Name != name {
+			continue
+		}
+		if ds[i].Status == Active {
+			return ds[i], true
+		}
+		if first == nil {
+			first = &ds[i]
+		}
+	}
+	if first != nil {
+		return *first, true
+	}
+	return Doc{}, false
+}

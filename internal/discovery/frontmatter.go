@@ -1,0 +1,54 @@
+package discovery
+
+import (
+	"bytes"
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ParseFrontmatter splits a Markdown file into its YAML frontmatter (between
+// a first line "---" and the next "---" line) and the body. A file without
+// frontmatter has a nil map and its whole content as body. YAML that does
+// not parse, or is not a mapping, is an error; the body is still returned.
+func ParseFrontmatter(data []byte) (map[string]any, string, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // BOM
+	first, rest, ok := cutLine(data)
+	if !ok || string(bytes.TrimRight(first, " \t\r")) != "---" {
+		return nil, string(data), nil
+	}
+	var yamlPart []byte
+	for off := 0; ; {
+		line, after, more := cutLine(rest[off:])
+		if string(bytes.TrimRight(line, " \t\r")) == "---" {
+			yamlPart = rest[:off]
+			rest = after
+			break
+		}
+		if !more {
+			return nil, string(data), fmt.Errorf("frontmatter: no closing --- line")
+		}
+		off += len(line) + 1
+	}
+	fm := map[string]any{}
+	if err := yaml.Unmarshal(yamlPart, &fm); err != nil {
+		return nil, string(rest), fmt.Errorf("frontmatter: %w", err)
+	}
+	return fm, string(rest), nil
+}
+
+// cutLine splits at the first newline; more is false when there is none.
+func cutLine(b []byte) (line, rest []byte, more bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return b, nil, false
+	}
+	return b[:i], b[i+1:], true
+}
+
+// stringField returns a frontmatter string value, "" when absent or not a
+// string.
+func stringField(fm map[string]any, key string) string {
+	s, _ := fm[key].(string)
+	return s
+}

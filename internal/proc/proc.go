@@ -1,0 +1,132 @@
+// Package proc runs one child process the way quiver runs other people's
+// hooks: in its own process group, with the payload on stdin, stdout and
+// stderr captured up to a bound, and a timeout that kills the whole group.
+// Run returns within the timeout plus WaitDelay even when a grandchild keeps
+// the output pipes open.
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// WaitDelay bounds how long Run waits for output pipes after the process
+// exited or was killed: a forked grandchild may hold them open forever.
+const WaitDelay = 500 * time.Millisecond
+
+// Spec describes one run.
+type Spec struct {
+	Path  string
+	Args  []string
+	Dir   string
+	Env   []string
+	Stdin []byte
+	// Timeout of zero means no timeout beyond ctx.
+	Timeout time.Duration
+	// MaxStdout and MaxStderr bound what is kept. Going over MaxStdout
+	// kills the process (its output is no longer trustworthy); stderr
+	// past MaxStderr is dropped.
+	MaxStdout, MaxStderr int
+}
+
+// Result is what happened.
+type Result struct {
+	Stdout, Stderr []byte
+	// ExitCode is -1 when the process did not exit on its own.
+	ExitCode int
+	TimedOut bool
+	// StdoutOverflow reports output beyond MaxStdout.
+	StdoutOverflow bool
+	// StartErr is set when the process could not be started at all.
+	StartErr error
+	Duration time.Duration
+}
+
+// Run starts the process and waits for it.
+func Run(ctx context.Context, s Spec) Result {
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	killGroup := func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		// The negative pid addresses the whole group: the hook and
+		// everything it forked that stayed in the group.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.Cancel = killGroup
+	cmd.WaitDelay = WaitDelay
+	if s.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(s.Stdin)
+	}
+	stdout := &capped{max: s.MaxStdout, onOverflow: func() { killGroup() }}
+	stderr := &capped{max: s.MaxStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+
+	var r Result
+	if err := cmd.Start(); err != nil {
+		r.StartErr, r.ExitCode = err, -1
+		r.Duration = time.Since(start)
+		return r
+	}
+	err := cmd.Wait()
+	r.Duration = time.Since(start)
+	r.Stdout, r.StdoutOverflow = stdout.bytes()
+	r.Stderr, _ = stderr.bytes()
+	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	r.ExitCode = -1
+	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
+		r.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// Exited, but something it started still holds the pipes.
+		killGroup()
+	}
+	return r
+}
+
+// capped keeps up to max bytes (0 means unbounded) and reports overflow
+// once.
+type capped struct {
+	mu         sync.Mutex
+	buf        bytes.Buffer
+	max        int
+	over       bool
+	onOverflow func()
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(p)
+	if c.max > 0 && c.buf.Len()+len(p) > c.max {
+		p = p[:c.max-c.buf.Len()]
+		if !c.over {
+			c.over = true
+			if c.onOverflow != nil {
+				c.onOverflow()
+			}
+		}
+	}
+	c.buf.Write(p)
+	return n, nil // keep draining so the child never blocks on a full pipe
+}
+
+func (c *capped) bytes() ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Bytes(), c.over
+}
