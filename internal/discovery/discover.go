@@ -228,7 +228,7 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	for i, p := range asks {
 		queries[i] = typeQuery{hook: &hs.Hooks[p.index], info: p.info, cache: p.cache}
 	}
-	askTypes(ctx, queries, o.Env, timeout)
+	askTypes(ctx, queries, o.Layout.ProjectDir, o.Env, timeout)
 	for _, c := range caches {
 		c.save()
 	}

@@ -121,9 +121,9 @@ type typeQuery struct {
 	cache *typeCache
 }
 
-// askTypes asks each hook `hook`, at most NumCPU at a time, and records the
-// answers in the caches.
-func askTypes(ctx context.Context, qs []typeQuery, env []string, timeout time.Duration) {
+// askTypes asks each hook `hook` in dir, at most NumCPU at a time, and
+// records the answers in the caches.
+func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, timeout time.Duration) {
 	if len(qs) == 0 {
 		return
 	}
@@ -137,7 +137,7 @@ func askTypes(ctx context.Context, qs []typeQuery, env []string, timeout time.Du
 			defer wg.Done()
 			for i := range work {
 				q := qs[i]
-				event, err := askType(ctx, q.hook, env, timeout)
+				event, err := askType(ctx, q.hook, dir, env, timeout)
 				e := cachedType{Size: q.info.Size(), Mtime: q.info.ModTime().UnixNano(), Mode: uint32(q.info.Mode()), Event: event}
 				if err != nil {
 					e.Error = err.Error()
@@ -156,12 +156,9 @@ func askTypes(ctx context.Context, qs []typeQuery, env []string, timeout time.Du
 	wg.Wait()
 }
 
-// askType runs `<hook> hook` and checks the answer.
-func askType(ctx context.Context, h *Hook, env []string, timeout time.Duration) (string, error) {
-	dir := h.PluginRoot
-	if dir == "" {
-		dir = filepath.Dir(filepath.Dir(h.Path))
-	}
+// askType runs `<hook> hook` in dir (the project directory, where hooks
+// also run) and checks the answer.
+func askType(ctx context.Context, h *Hook, dir string, env []string, timeout time.Duration) (string, error) {
 	r := proc.Run(ctx, proc.Spec{
 		Path: h.Path, Args: []string{"hook"}, Dir: dir, Env: env,
 		Timeout: timeout, MaxStdout: 4096, MaxStderr: 4096,

@@ -69,7 +69,9 @@ func (in *Installer) begin(ctx context.Context) (end func(failed bool), err erro
 	if wait == 0 {
 		wait = DefaultLockWait
 	}
-	created := missing(in.Scope.Root, in.Scope.PluginsDir(), in.Scope.mutexPath())
+	// Removal order matters: the lock file must go last but for the root,
+	// because a waiter may take a new lock file the moment it is gone.
+	created := missing(in.Scope.PluginsDir(), in.Scope.mutexPath(), in.Scope.Root)
 	unlock, err := lockScope(ctx, in.Scope, wait, in.OnWait)
 	if err != nil {
 		return nil, err
@@ -78,8 +80,8 @@ func (in *Installer) begin(ctx context.Context) (end func(failed bool), err erro
 		if failed {
 			// Folders go only when empty; the lock file may go as
 			// lockScope re-checks the file it locked.
-			for i := len(created) - 1; i >= 0; i-- {
-				os.Remove(created[i])
+			for _, p := range created {
+				os.Remove(p)
 			}
 		}
 		unlock()

@@ -265,37 +265,33 @@ func TestScopeLockWaitsThenFails(t *testing.T) {
 	}
 }
 
-// The lock file may be unlinked by a failed command in a fresh scope; a
-// waiter that held the old inode must not think it has the lock.
+// A failed command in a fresh scope unlinks the lock file and then
+// releases it; a waiter that was blocked on the old file must end up
+// holding the file now at the path, so that mutual exclusion holds.
 func TestScopeLockSurvivesUnlink(t *testing.T) {
 	s := Scope{Location: Local, Root: filepath.Join(t.TempDir(), ".quiver")}
 	unlock, err := lockScope(t.Context(), s, time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan error, 1)
+	got := make(chan func(), 1)
 	go func() {
 		u, err := lockScope(context.Background(), s, 5*time.Second, nil)
-		if err == nil {
-			u()
+		if err != nil {
+			t.Error(err)
 		}
-		got <- err
+		got <- u
 	}()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // the waiter is polling the old file
 	os.Remove(s.mutexPath())
-	u2, err := lockScope(t.Context(), s, time.Second, nil) // takes the new file
-	if err != nil {
-		t.Fatal(err)
+	unlock()
+	u := <-got
+	if u == nil {
+		return
 	}
-	unlock() // the waiter now gets the old inode, notices, and waits for u2
-	select {
-	case err := <-got:
-		t.Fatalf("waiter got the lock while another holder had it (err %v)", err)
-	case <-time.After(200 * time.Millisecond):
-	}
-	u2()
-	if err := <-got; err != nil {
-		t.Fatal(err)
+	defer u()
+	if _, err := lockScope(t.Context(), s, 100*time.Millisecond, nil); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a third command got the lock while the waiter held it (err %v)", err)
 	}
 }
 

@@ -1,0 +1,84 @@
+package discovery
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// benchLayout builds a home with n plugins of 5 hooks, 3 skills and 3
+// recipes each, reused by all runs of one benchmark (churning files on these
+// disks costs more than what is measured).
+func benchLayout(b *testing.B, n int) plugins.Layout {
+	base, err := os.MkdirTemp("", "quiver-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(base) })
+	project := filepath.Join(base, "project")
+	os.MkdirAll(project, 0o755)
+	l := plugins.NewLayout(project, filepath.Join(base, "home"))
+	for i := range n {
+		dir := filepath.Join(l.Global.PluginsDir(), fmt.Sprintf("org%d@plugin%d", i, i))
+		for h := range 5 {
+			p := filepath.Join(dir, "hooks", fmt.Sprintf("hook%d", h))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", Events[h])), 0o755)
+		}
+		for s := range 3 {
+			p := filepath.Join(dir, "skills", fmt.Sprintf("skill%d", s), "SKILL.md")
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(fmt.Sprintf("---\nname: skill%d\ndescription: skill %d of plugin %d\n---\nBody.\n", s, s, i)), 0o644)
+			r := filepath.Join(dir, "recipes", fmt.Sprintf("recipe%d.md", s))
+			os.MkdirAll(filepath.Dir(r), 0o755)
+			os.WriteFile(r, []byte(fmt.Sprintf("---\ndescription: recipe %d\n---\nDo it.\n", s)), 0o644)
+		}
+	}
+	return l
+}
+
+// BenchmarkDiscoverHooks measures hook discovery with a warm type cache (no
+// process starts) and a cold one (every hook asked `hook`).
+func BenchmarkDiscoverHooks(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		l := benchLayout(b, n)
+		o := Options{Layout: l, Env: os.Environ()}
+		cache := filepath.Join(l.Global.CacheDir(), typeCacheFile)
+		b.Run(fmt.Sprintf("plugins=%d/warm", n), func(b *testing.B) {
+			if _, err := Hooks(b.Context(), o); err != nil { // fill the cache
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				hs, err := Hooks(b.Context(), o)
+				if err != nil || len(hs.Hooks) != 5*n {
+					b.Fatal(err, len(hs.Hooks))
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("plugins=%d/cold", n), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				os.Remove(cache)
+				b.StartTimer()
+				if _, err := Hooks(b.Context(), o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDiscoverSkills(b *testing.B) {
+	l := benchLayout(b, 1000)
+	o := Options{Layout: l}
+	for b.Loop() {
+		ds, err := Skills(o)
+		if err != nil || len(ds) != 3000 {
+			b.Fatal(err, len(ds))
+		}
+	}
+}
