@@ -86,6 +86,10 @@ func (a *App) run(ctx context.Context, args []string) int {
 	if errors.Is(err, errReported) {
 		return exitFailure
 	}
+	var code exitCodeError
+	if errors.As(err, &code) {
+		return int(code)
+	}
 	var ue *usageError
 	usage := errors.As(err, &ue) || !a.parsed ||
 		errors.Is(err, plugins.ErrInvalidName) || errors.Is(err, plugins.ErrInvalidSpec)

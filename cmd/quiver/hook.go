@@ -15,7 +15,7 @@ func (a *App) newHookCmd() *cobra.Command {
 		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.newHookListCmd())
+	cmd.AddCommand(a.newHookListCmd(), a.newHookRunCmd(), a.newHookTestCmd())
 	return cmd
 }
 

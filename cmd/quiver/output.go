@@ -19,6 +19,14 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// writeJSONLine prints v as compact JSON on one line, for machine-facing
+// output such as hook run's result.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
 // writeTable prints rows under a header as plain aligned columns, the way
 // gh and kubectl do: no borders, easy to read and to grep.
 func writeTable(w io.Writer, header []string, rows [][]string) error {

@@ -137,7 +137,7 @@ func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, tim
 			defer wg.Done()
 			for i := range work {
 				q := qs[i]
-				event, err := askType(ctx, q.hook, dir, env, timeout)
+				event, err := AskType(ctx, q.hook.Path, dir, env, timeout)
 				e := cachedType{Size: q.info.Size(), Mtime: q.info.ModTime().UnixNano(), Mode: uint32(q.info.Mode()), Event: event}
 				if err != nil {
 					e.Error = err.Error()
@@ -156,11 +156,12 @@ func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, tim
 	wg.Wait()
 }
 
-// askType runs `<hook> hook` in dir (the project directory, where hooks
-// also run) and checks the answer.
-func askType(ctx context.Context, h *Hook, dir string, env []string, timeout time.Duration) (string, error) {
+// AskType runs `<path> hook` in dir (the project directory, where hooks
+// also run) and returns the event it names, or why it is not a valid hook. It executes the file: never call it on an untrusted
+// project hook.
+func AskType(ctx context.Context, path, dir string, env []string, timeout time.Duration) (string, error) {
 	r := proc.Run(ctx, proc.Spec{
-		Path: h.Path, Args: []string{"hook"}, Dir: dir, Env: env,
+		Path: path, Args: []string{"hook"}, Dir: dir, Env: env,
 		Timeout: timeout, MaxStdout: 4096, MaxStderr: 4096,
 	})
 	switch {

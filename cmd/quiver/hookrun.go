@@ -1,0 +1,357 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// exitBlocked is the exit code of `hook run --exit-code` when blocked.
+const exitBlocked = 3
+
+// exitCodeError asks run() for a specific exit code without a message.
+type exitCodeError int
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+type hookRunOptions struct {
+	Event       string
+	PayloadFile string
+	Timeout     string
+	FailClosed  bool
+	ExitCode    bool
+}
+
+func (a *App) newHookRunCmd() *cobra.Command {
+	var o hookRunOptions
+	cmd := &cobra.Command{
+		Use:   "run EVENT",
+		Short: "Trigger an event: run its hooks and print the combined decision",
+		Long: `Run every active hook for EVENT (before_tool_call, after_tool_call,
+user_message_send, agent_stop, turn_end) in precedence order, feeding each
+the payload JSON read from stdin (or --payload FILE), and print one combined
+result as JSON on stdout. This is what an agent calls at every event.
+
+The first block wins and later hooks are skipped; a rewritten tool input or
+output is passed on to later hooks and is the final one; agent_stop
+follow-ups are concatenated. A failing hook is reported and skipped, unless
+--fail-closed (or QUIVER_FAIL_CLOSED=1) makes it block a blocking event.
+The exit code is 0 whatever the hooks decided (3 with --exit-code when
+blocked), 1 when the payload is not a JSON object, 2 for an unknown event.
+QUIVER_NO_HOOKS=1 turns every hook off.`,
+		Example: `  echo '{"tool_name":"bash","tool_input":{"command":"ls"}}' | quiver hook run before_tool_call
+  quiver hook run agent_stop --payload payload.json --timeout 5s
+  quiver hook run user_message_send --fail-closed --exit-code < msg.json`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Event = args[0]
+			return a.runHookRun(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.PayloadFile, "payload", "", "read the payload JSON from `FILE` instead of stdin")
+	f.StringVar(&o.Timeout, "timeout", "", "time limit per hook, a Go `duration` like 5s or 500ms (default $QUIVER_HOOK_TIMEOUT or 30s)")
+	f.BoolVar(&o.FailClosed, "fail-closed", false, "a failing blocking hook blocks the event")
+	f.BoolVar(&o.ExitCode, "exit-code", false, "exit 3 when the event was blocked")
+	return cmd
+}
+
+// hookTimeout resolves --timeout, then QUIVER_HOOK_TIMEOUT, then 30 s.
+func (a *App) hookTimeout(cmd *cobra.Command, flag string) (time.Duration, error) {
+	v, from := flag, "--timeout"
+	if v == "" {
+		v, from = a.Getenv("QUIVER_HOOK_TIMEOUT"), "QUIVER_HOOK_TIMEOUT"
+	}
+	if v == "" {
+		return hooks.DefaultTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, usageErrorf(cmd, "%s %q is not a positive duration; write it like 5s, 500ms or 1m", from, v)
+	}
+	return d, nil
+}
+
+// readPayload reads --payload FILE, else stdin unless it is a terminal
+// (then there is no payload rather than a hang).
+func (a *App) readPayload(file string) ([]byte, error) {
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("read payload: %w", err)
+		}
+		return data, nil
+	}
+	if f, ok := a.Stdin.(*os.File); ok && isTerminal(f) {
+		return nil, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(a.Stdin, 256<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read payload from stdin: %w", err)
+	}
+	return data, nil
+}
+
+// parseEventPayload checks the event and reads and parses the payload.
+func (a *App) parseEventPayload(cmd *cobra.Command, event, file, projectDir string) (hooks.Payload, error) {
+	if err := hooks.CheckEvent(event); err != nil {
+		return nil, &usageError{err: err, cmd: cmd}
+	}
+	data, err := a.readPayload(file)
+	if err != nil {
+		return nil, err
+	}
+	p, err := hooks.ParsePayload(event, data, projectDir)
+	if errors.Is(err, hooks.ErrEventMismatch) {
+		return nil, &usageError{err: err, cmd: cmd}
+	}
+	return p, err
+}
+
+func (a *App) executor(layout plugins.Layout, timeout time.Duration) *hooks.Executor {
+	return &hooks.Executor{ProjectDir: layout.ProjectDir, Env: os.Environ(), Timeout: timeout}
+}
+
+func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
+	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	payload, err := a.parseEventPayload(cmd, o.Event, o.PayloadFile, layout.ProjectDir)
+	if err != nil {
+		return err
+	}
+	res := hooks.EmptyResult(o.Event)
+	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
+		if res, err = a.fire(cmd.Context(), layout, o, timeout, payload); err != nil {
+			return err
+		}
+	}
+	if err := writeJSONLine(a.Stdout, res); err != nil {
+		return err
+	}
+	if o.ExitCode && res.Blocked {
+		return exitCodeError(exitBlocked)
+	}
+	return nil
+}
+
+func (a *App) fire(ctx context.Context, layout plugins.Layout, o hookRunOptions, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
+	hs, err := discovery.Hooks(ctx, a.discoveryOptions(layout))
+	if err != nil {
+		return nil, err
+	}
+	if n := hs.UntrustedCount(); n > 0 {
+		a.warnf("quiver: skipped %d untrusted project hook(s); review them with 'quiver hook list --all', then run 'quiver trust'", n)
+	}
+	t := &hooks.Trigger{
+		Run:        a.executor(layout, timeout).Run,
+		ProjectDir: layout.ProjectDir,
+		FailClosed: o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1",
+	}
+	if path := a.Getenv("QUIVER_AUDIT_LOG"); path != "" {
+		log, err := hooks.OpenAuditLog(path)
+		if err != nil {
+			a.warnf("quiver: audit log: %v", err)
+		} else {
+			defer func() {
+				if log.Err != nil {
+					a.warnf("quiver: audit log: %v", log.Err)
+				}
+				log.Close()
+			}()
+			t.OnOutcome = log.Record
+		}
+	}
+	return t.Fire(ctx, o.Event, p, hs.Active(o.Event)), nil
+}
+
+// ---- hook test ----
+
+type hookTestOptions struct {
+	Target      string
+	Event       string
+	PayloadFile string
+	Timeout     string
+	JSON        bool
+}
+
+// hookTestJSON is the report of `hook test --json`.
+type hookTestJSON struct {
+	Name          string          `json:"name"`
+	Path          string          `json:"path"`
+	Event         string          `json:"event"`
+	DeclaredEvent string          `json:"declared_event"`
+	DeclareError  string          `json:"declare_error,omitempty"`
+	Status        hooks.Status    `json:"status"`
+	Reason        string          `json:"reason,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	ExitCode      int             `json:"exit_code"`
+	DurationMS    float64         `json:"duration_ms"`
+	Stdout        string          `json:"stdout"`
+	Stderr        string          `json:"stderr"`
+	Response      *hooks.Response `json:"response,omitempty"`
+}
+
+func (a *App) newHookTestCmd() *cobra.Command {
+	var o hookTestOptions
+	cmd := &cobra.Command{
+		Use:   "test PATH|NAME --event EVENT",
+		Short: "Run one hook alone and explain what it returned",
+		Long: `Run a single hook, given by its path or by its name in hook list, with a
+payload (stdin, --payload FILE, or a minimal one for the event), and show
+what it declares for "hook", its exit code, stdout, stderr, duration, and
+what quiver makes of it. For hook authors; nothing else runs. Untrusted
+project hooks are refused by name: pass the path to run one deliberately.`,
+		Example: `  quiver hook test ./hooks/validate-command --event before_tool_call --payload payload.json
+  echo '{"message":"hi"}' | quiver hook test acme/guard/check-message --event user_message_send`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Target = args[0]
+			return a.runHookTest(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Event, "event", "", "the event to send (required)")
+	f.StringVar(&o.PayloadFile, "payload", "", "read the payload JSON from `FILE`")
+	f.StringVar(&o.Timeout, "timeout", "", "time limit, a Go `duration` (default $QUIVER_HOOK_TIMEOUT or 30s)")
+	f.BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	cmd.MarkFlagRequired("event")
+	return cmd
+}
+
+func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
+	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	payload, err := a.parseEventPayload(cmd, o.Event, o.PayloadFile, layout.ProjectDir)
+	if err != nil {
+		return err
+	}
+	h, err := a.findHook(cmd.Context(), layout, o.Target)
+	if err != nil {
+		return err
+	}
+	ex := a.executor(layout, timeout)
+	rep := hookTestJSON{Name: h.Name, Path: h.Path, Event: o.Event}
+	declared, derr := discovery.AskType(cmd.Context(), h.Path, layout.ProjectDir, ex.Env, discovery.DefaultQueryTimeout)
+	rep.DeclaredEvent = declared
+	if derr != nil {
+		rep.DeclareError = derr.Error()
+	}
+	t := &hooks.Trigger{Run: ex.Run, ProjectDir: layout.ProjectDir}
+	var out hooks.Outcome
+	t.OnOutcome = func(_ string, oc hooks.Outcome, _ bool) { out = oc }
+	t.Fire(cmd.Context(), o.Event, payload, []discovery.Hook{h})
+	rep.Status, rep.Reason, rep.Error, rep.ExitCode = out.Status, out.Reason, out.Error, out.ExitCode
+	rep.DurationMS = float64(out.Duration.Microseconds()) / 1000
+	rep.Stdout, rep.Stderr, rep.Response = string(out.Stdout), string(out.Stderr), out.Response
+	if o.JSON {
+		if err := writeJSON(a.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		a.printHookTest(rep)
+	}
+	if out.Status == hooks.Failed || out.Status == hooks.TimedOut {
+		return fmt.Errorf("hook %s %s: %s", h.Name, out.Status, out.Error)
+	}
+	return nil
+}
+
+// findHook resolves PATH|NAME: an existing file is run as given; a name is
+// looked up in discovery, refusing untrusted project hooks.
+func (a *App) findHook(ctx context.Context, layout plugins.Layout, target string) (discovery.Hook, error) {
+	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+		abs, err := filepath.Abs(target)
+		if err != nil {
+			return discovery.Hook{}, err
+		}
+		return discovery.Hook{Name: filepath.Base(abs), Path: abs, Location: plugins.Local}, nil
+	}
+	hs, err := discovery.Hooks(ctx, a.discoveryOptions(layout))
+	if err != nil {
+		return discovery.Hook{}, err
+	}
+	var found *discovery.Hook
+	for i := range hs.Hooks {
+		h := &hs.Hooks[i]
+		if h.Name == target && (found == nil || h.Status == discovery.Active) {
+			found = h
+		}
+	}
+	switch {
+	case found == nil:
+		return discovery.Hook{}, fmt.Errorf("no hook named or at %s; see quiver hook list --all", target)
+	case found.Status == discovery.Untrusted:
+		return discovery.Hook{}, fmt.Errorf("hook %s is an untrusted project hook; review it and run quiver trust, or pass its path to run it deliberately", target)
+	}
+	return *found, nil
+}
+
+func (a *App) printHookTest(r hookTestJSON) {
+	w := a.Stdout
+	fmt.Fprintf(w, "hook:      %s (%s)\n", r.Name, r.Path)
+	switch {
+	case r.DeclareError != "":
+		fmt.Fprintf(w, "declares:  nothing valid: %s\n", r.DeclareError)
+	case r.DeclaredEvent != r.Event:
+		fmt.Fprintf(w, "declares:  %s (but was sent %s: quiver would never run it for that event)\n", r.DeclaredEvent, r.Event)
+	default:
+		fmt.Fprintf(w, "declares:  %s\n", r.DeclaredEvent)
+	}
+	fmt.Fprintf(w, "exit code: %d\nduration:  %.1f ms\n", r.ExitCode, r.DurationMS)
+	block := func(label, s string) {
+		s = strings.TrimRight(s, "\n")
+		if s == "" {
+			fmt.Fprintf(w, "%s (empty)\n", label)
+			return
+		}
+		fmt.Fprintf(w, "%s\n", label)
+		for _, line := range strings.Split(s, "\n") {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	block("stdout:", r.Stdout)
+	block("stderr:", r.Stderr)
+	verdict := string(r.Status)
+	switch r.Status {
+	case hooks.Blocked:
+		verdict += ": " + r.Reason
+	case hooks.Failed, hooks.TimedOut:
+		verdict += ": " + r.Error
+	case hooks.NoAction:
+		verdict += " (empty stdout, exit 0)"
+	case hooks.OK:
+		if r.Response != nil && r.Response.Input != nil {
+			verdict += "; replaces tool_input with " + string(r.Response.Input)
+		}
+		if r.Response != nil && r.Response.Output != nil {
+			verdict += "; replaces tool_output with " + string(r.Response.Output)
+		}
+		if r.Response != nil && len(r.Response.FollowUpMessages) > 0 {
+			verdict += fmt.Sprintf("; adds %d follow-up message(s)", len(r.Response.FollowUpMessages))
+		}
+	}
+	fmt.Fprintf(w, "verdict:   %s\n", verdict)
+}

@@ -1,0 +1,146 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/proc"
+)
+
+// Status is what one hook did (SPEC §8).
+type Status string
+
+// Hook statuses in a hook run report.
+const (
+	OK       Status = "ok"
+	NoAction Status = "no_action"
+	Blocked  Status = "blocked"
+	Failed   Status = "failed"
+	TimedOut Status = "timeout"
+	Skipped  Status = "skipped"
+)
+
+// Limits of what quiver keeps from a hook (SPEC §8).
+const (
+	MaxStdout      = 1 << 20
+	MaxStderr      = 64 << 10
+	MaxReason      = 1 << 10
+	DefaultTimeout = 30 * time.Second
+)
+
+// Outcome is what happened when one hook ran.
+type Outcome struct {
+	Hook   discovery.Hook
+	Status Status
+	// Response is the parsed stdout, nil when there was none or it was
+	// not usable.
+	Response *Response
+	// Reason says why a hook blocked; Error why it failed.
+	Reason, Error string
+	// ExitCode is -1 when the hook did not exit by itself.
+	ExitCode       int
+	Stdout, Stderr []byte
+	Duration       time.Duration
+}
+
+// failed reports a failure or a timeout.
+func (o Outcome) failed() bool { return o.Status == Failed || o.Status == TimedOut }
+
+// Executor runs one hook process.
+type Executor struct {
+	// ProjectDir is the working directory when the payload's cwd does not
+	// exist, and QUIVER_PROJECT_DIR.
+	ProjectDir string
+	// Env is the caller's environment; quiver's variables are added.
+	Env []string
+	// Timeout per hook (DefaultTimeout if 0).
+	Timeout time.Duration
+}
+
+// blocking reports the events whose hooks can block.
+func blocking(event string) bool {
+	return event == discovery.BeforeToolCall || event == discovery.UserMessageSend
+}
+
+// Run runs `<hook> run` with payload on stdin in dir and classifies the
+// result. It returns within the timeout plus proc.WaitDelay, whatever the
+// hook and its children do.
+func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string) Outcome {
+	timeout := e.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	env := append(e.Env[:len(e.Env):len(e.Env)],
+		"QUIVER_EVENT="+event, "QUIVER_HOOK_NAME="+h.Name, "QUIVER_PROJECT_DIR="+e.ProjectDir)
+	if !h.Plugin.IsZero() {
+		env = append(env, "QUIVER_PLUGIN_NAME="+h.Plugin.String(), "QUIVER_PLUGIN_ROOT="+h.PluginRoot, "QUIVER_PLUGIN_DATA="+h.DataDir)
+		os.MkdirAll(h.DataDir, 0o755) // created on demand; a failure shows up in the hook
+	}
+	r := proc.Run(ctx, proc.Spec{
+		Path: h.Path, Args: []string{"run"}, Dir: dir, Env: env, Stdin: payload,
+		Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
+	})
+	o := Outcome{Hook: h, ExitCode: r.ExitCode, Stdout: r.Stdout, Stderr: r.Stderr, Duration: r.Duration}
+	stderr := string(bytes.TrimSpace(r.Stderr))
+	withStderr := func(msg string) string {
+		if stderr != "" {
+			return msg + ": " + stderr
+		}
+		return msg
+	}
+	switch {
+	case r.StartErr != nil:
+		o.Status, o.Error = Failed, fmt.Sprintf("cannot run it: %v", unwrap(r.StartErr))
+	case r.TimedOut:
+		o.Status, o.Error = TimedOut, withStderr(fmt.Sprintf("timed out after %s", timeout))
+	case r.StdoutOverflow:
+		o.Status, o.Error = Failed, fmt.Sprintf("stdout exceeded %d bytes", MaxStdout)
+	case r.ExitCode == 2 && blocking(event):
+		o.Status, o.Reason = Blocked, truncate(stderr, MaxReason)
+		if o.Reason == "" {
+			o.Reason = "blocked by " + h.Name
+		}
+	case r.ExitCode < 0:
+		o.Status, o.Error = Failed, withStderr("killed by a signal")
+	case r.ExitCode != 0:
+		o.Status, o.Error = Failed, withStderr(fmt.Sprintf("exit status %d", r.ExitCode))
+	default:
+		resp, err := DecodeResponse(r.Stdout)
+		switch {
+		case err != nil:
+			o.Status, o.Error = Failed, err.Error()
+		case resp == nil:
+			o.Status = NoAction
+		case resp.Blocked && blocking(event):
+			o.Status, o.Response, o.Reason = Blocked, resp, truncate(resp.Reason, MaxReason)
+			if o.Reason == "" {
+				o.Reason = "blocked by " + h.Name
+			}
+		default:
+			o.Status, o.Response = OK, resp
+		}
+	}
+	return o
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,337 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+)
+
+// scripted is a RunFunc whose hooks answer from a table and record the
+// payload each one received.
+type scripted struct {
+	answers map[string]Outcome
+	seen    map[string]map[string]json.RawMessage
+	order   []string
+}
+
+func (s *scripted) run(_ context.Context, h discovery.Hook, _ string, payload []byte, _ string) Outcome {
+	var p map[string]json.RawMessage
+	json.Unmarshal(payload, &p)
+	s.seen[h.Name] = p
+	s.order = append(s.order, h.Name)
+	o := s.answers[h.Name]
+	o.Hook = h
+	if o.Status == "" {
+		o.Status = NoAction
+	}
+	return o
+}
+
+func ok(resp string) Outcome {
+	r, err := DecodeResponse([]byte(resp))
+	if err != nil {
+		panic(err)
+	}
+	if r == nil {
+		return Outcome{Status: NoAction}
+	}
+	if r.Blocked {
+		return Outcome{Status: Blocked, Response: r, Reason: r.Reason}
+	}
+	return Outcome{Status: OK, Response: r}
+}
+
+func failed(msg string) Outcome { return Outcome{Status: Failed, Error: msg} }
+
+func hookSet(names ...string) []discovery.Hook {
+	var hs []discovery.Hook
+	for _, n := range names {
+		hs = append(hs, discovery.Hook{Name: n, Status: discovery.Active})
+	}
+	return hs
+}
+
+// The combination rules of SPEC §8, including the chaining bugs earlier
+// runtimes had (FIELD-NOTES): a later hook never undoes an earlier rewrite.
+func TestCombination(t *testing.T) {
+	tests := []struct {
+		name       string
+		event      string
+		hooks      []string
+		answers    map[string]Outcome
+		failClosed bool
+		want       string   // the result without the hooks report
+		statuses   []Status // per hook, in order
+		ran        []string
+	}{
+		{
+			name: "A rewrites input, B answers blocked:false: A's input stands", event: discovery.BeforeToolCall,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": ok(`{"input":{"command":"ls -l"}}`), "B": ok(`{"blocked":false}`)},
+			want:     `{"event":"before_tool_call","blocked":false,"input":{"command":"ls -l"}}`,
+			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
+		},
+		{
+			name: "A blocks: B never runs", event: discovery.BeforeToolCall,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": ok(`{"blocked":true,"reason":"nope"}`), "B": ok(`{"input":{"x":1}}`)},
+			want:     `{"event":"before_tool_call","blocked":true,"reason":"nope","blocked_by":"A"}`,
+			statuses: []Status{Blocked, Skipped}, ran: []string{"A"},
+		},
+		{
+			name: "A rewrites input, then B blocks: block wins, rewrite reported", event: discovery.BeforeToolCall,
+			hooks:    []string{"A", "B", "C"},
+			answers:  map[string]Outcome{"A": ok(`{"input":{"command":"x"}}`), "B": ok(`{"blocked":true,"reason":"r"}`)},
+			want:     `{"event":"before_tool_call","blocked":true,"reason":"r","blocked_by":"B","input":{"command":"x"}}`,
+			statuses: []Status{OK, Blocked, Skipped}, ran: []string{"A", "B"},
+		},
+		{
+			name: "two rewrites: the later one is final", event: discovery.BeforeToolCall,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": ok(`{"input":{"v":1}}`), "B": ok(`{"input":{"v":2}}`)},
+			want:     `{"event":"before_tool_call","blocked":false,"input":{"v":2}}`,
+			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
+		},
+		{
+			name: "A rewrites output, B returns nothing: A's output stands", event: discovery.AfterToolCall,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": ok(`{"output":"redacted"}`), "B": ok(``)},
+			want:     `{"event":"after_tool_call","blocked":false,"output":"redacted"}`,
+			statuses: []Status{OK, NoAction}, ran: []string{"A", "B"},
+		},
+		{
+			name: "output: null is no change", event: discovery.AfterToolCall,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": ok(`{"output":"x"}`), "B": ok(`{"output":null}`)},
+			want:     `{"event":"after_tool_call","blocked":false,"output":"x"}`,
+			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
+		},
+		{
+			name: "follow-ups from three hooks, in order", event: discovery.AgentStop,
+			hooks: []string{"A", "B", "C", "D"},
+			answers: map[string]Outcome{
+				"A": ok(`{"follow_up_messages":["a1","a2"]}`), "B": ok(``),
+				"C": ok(`{"follow_up_messages":["c"]}`), "D": ok(`{"follow_up_messages":[{"role":"user","content":"d"}]}`),
+			},
+			want:     `{"event":"agent_stop","blocked":false,"follow_up_messages":["a1","a2","c",{"role":"user","content":"d"}]}`,
+			statuses: []Status{OK, NoAction, OK, OK}, ran: []string{"A", "B", "C", "D"},
+		},
+		{
+			name: "agent_stop with no follow-ups: an empty list, never null", event: discovery.AgentStop,
+			hooks: []string{"A"}, answers: map[string]Outcome{},
+			want:     `{"event":"agent_stop","blocked":false,"follow_up_messages":[]}`,
+			statuses: []Status{NoAction}, ran: []string{"A"},
+		},
+		{
+			name: "user_message_send: first block wins", event: discovery.UserMessageSend,
+			hooks:    []string{"A", "B", "C"},
+			answers:  map[string]Outcome{"B": ok(`{"blocked":true,"reason":"secret"}`), "C": ok(`{"blocked":true,"reason":"other"}`)},
+			want:     `{"event":"user_message_send","blocked":true,"reason":"secret","blocked_by":"B"}`,
+			statuses: []Status{NoAction, Blocked, Skipped}, ran: []string{"A", "B"},
+		},
+		{
+			name: "fail open: a crashing guard is reported and skipped", event: discovery.BeforeToolCall,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": failed("exit status 1: boom"), "B": ok(`{"input":{"ok":true}}`)},
+			want:     `{"event":"before_tool_call","blocked":false,"input":{"ok":true}}`,
+			statuses: []Status{Failed, OK}, ran: []string{"A", "B"},
+		},
+		{
+			name: "fail closed: a crashing guard blocks", event: discovery.BeforeToolCall, failClosed: true,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": failed("exit status 1: boom")},
+			want:     `{"event":"before_tool_call","blocked":true,"reason":"hook A failed: exit status 1: boom","blocked_by":"A"}`,
+			statuses: []Status{Failed, Skipped}, ran: []string{"A"},
+		},
+		{
+			name: "fail closed: a timeout blocks too", event: discovery.UserMessageSend, failClosed: true,
+			hooks:    []string{"A"},
+			answers:  map[string]Outcome{"A": {Status: TimedOut, Error: "timed out after 1s"}},
+			want:     `{"event":"user_message_send","blocked":true,"reason":"hook A failed: timed out after 1s","blocked_by":"A"}`,
+			statuses: []Status{TimedOut}, ran: []string{"A"},
+		},
+		{
+			name: "fail closed does not apply to non-blocking events", event: discovery.AfterToolCall, failClosed: true,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": failed("x"), "B": ok(`{"output":1}`)},
+			want:     `{"event":"after_tool_call","blocked":false,"output":1}`,
+			statuses: []Status{Failed, OK}, ran: []string{"A", "B"},
+		},
+		{
+			name: "turn_end: all run, results ignored", event: discovery.TurnEnd,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": ok(`{"output":"ignored"}`), "B": failed("x")},
+			want:     `{"event":"turn_end","blocked":false}`,
+			statuses: []Status{OK, Failed},
+		},
+		{
+			name: "no hooks: the empty result", event: discovery.BeforeToolCall,
+			want: `{"event":"before_tool_call","blocked":false}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scripted{answers: tt.answers, seen: map[string]map[string]json.RawMessage{}}
+			trig := &Trigger{Run: s.run, FailClosed: tt.failClosed}
+			p, err := ParsePayload(tt.event, []byte(`{"tool_input":{"command":"rm -rf /"},"tool_output":"raw"}`), "/proj")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := trig.Fire(t.Context(), tt.event, p, hookSet(tt.hooks...))
+			var statuses []Status
+			for _, h := range res.Hooks {
+				statuses = append(statuses, h.Status)
+			}
+			res.Hooks = nil
+			got, _ := json.Marshal(res)
+			gotStr := strings.Replace(string(got), `,"hooks":null`, "", 1)
+			if gotStr != tt.want {
+				t.Errorf("result\n got  %s\n want %s", gotStr, tt.want)
+			}
+			if !slices.Equal(statuses, tt.statuses) {
+				t.Errorf("statuses %v, want %v", statuses, tt.statuses)
+			}
+			if tt.event != discovery.TurnEnd && !slices.Equal(s.order, tt.ran) {
+				t.Errorf("ran %v, want %v", s.order, tt.ran)
+			}
+		})
+	}
+}
+
+// Later hooks see earlier rewrites in their payload.
+func TestChainedPayload(t *testing.T) {
+	s := &scripted{answers: map[string]Outcome{"A": ok(`{"input":{"command":"ls"}}`), "C": ok(`{"output":"o2"}`)}, seen: map[string]map[string]json.RawMessage{}}
+	trig := &Trigger{Run: s.run}
+	p, _ := ParsePayload(discovery.BeforeToolCall, []byte(`{"tool_input":{"command":"rm"}}`), "/proj")
+	trig.Fire(t.Context(), discovery.BeforeToolCall, p, hookSet("A", "B"))
+	if got := string(s.seen["B"]["tool_input"]); got != `{"command":"ls"}` {
+		t.Errorf("B saw tool_input %s", got)
+	}
+	if got := string(s.seen["A"]["tool_input"]); got != `{"command":"rm"}` {
+		t.Errorf("A saw tool_input %s", got)
+	}
+	p, _ = ParsePayload(discovery.AfterToolCall, []byte(`{"tool_output":"o1"}`), "/proj")
+	trig.Fire(t.Context(), discovery.AfterToolCall, p, hookSet("C", "D"))
+	if got := string(s.seen["D"]["tool_output"]); got != `"o2"` {
+		t.Errorf("D saw tool_output %s", got)
+	}
+}
+
+// recipe_name, conv_id, tool_user_id and fields quiver does not know reach
+// a real hook process byte for byte; event, cwd and invoked_by are filled.
+func TestPayloadPassThrough(t *testing.T) {
+	ex := newExecutor(t, 10*time.Second)
+	trig := &Trigger{Run: ex.Run, ProjectDir: ex.ProjectDir}
+	in := `{"tool_name":"bash","tool_output":"x","recipe_name":"code-review","conv_id":"c-42","tool_user_id":"u-7","x_custom":{"deep":[1,2.50,"três"]},"invoked_by":"subagent"}`
+	p, err := ParsePayload(discovery.AfterToolCall, []byte(in), ex.ProjectDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := trig.Fire(t.Context(), discovery.AfterToolCall, p, []discovery.Hook{fake("echo")})
+	var got struct {
+		Payload map[string]json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(res.Output, &got); err != nil {
+		t.Fatalf("%v: %s", err, res.Output)
+	}
+	want := map[string]string{
+		"recipe_name": `"code-review"`, "conv_id": `"c-42"`, "tool_user_id": `"u-7"`,
+		"x_custom": `{"deep":[1,2.5,"três"]}`, "invoked_by": `"subagent"`,
+		"event": `"after_tool_call"`, "cwd": `"` + ex.ProjectDir + `"`,
+	}
+	for k, v := range want {
+		if string(got.Payload[k]) != v {
+			t.Errorf("%s = %s, want %s", k, got.Payload[k], v)
+		}
+	}
+}
+
+func TestParsePayload(t *testing.T) {
+	tests := []struct {
+		in      string
+		wantErr error
+	}{
+		{``, nil},
+		{`{}`, nil},
+		{`{"event":"before_tool_call"}`, nil},
+		{`{"event":"after_tool_call"}`, ErrEventMismatch},
+		{`{"event":7}`, ErrEventMismatch},
+		{`[1]`, ErrPayload},
+		{`null`, ErrPayload},
+		{`"s"`, ErrPayload},
+		{`{"a":`, ErrPayload},
+	}
+	for _, tt := range tests {
+		_, err := ParsePayload(discovery.BeforeToolCall, []byte(tt.in), "/p")
+		if (err == nil) != (tt.wantErr == nil) || (tt.wantErr != nil && !strings.Contains(err.Error(), tt.wantErr.Error())) {
+			t.Errorf("%q: err %v, want %v", tt.in, err, tt.wantErr)
+		}
+	}
+	p, _ := ParsePayload(discovery.TurnEnd, nil, "/proj")
+	if p.String("cwd") != "/proj" || p.String("invoked_by") != "main" || p.String("event") != "turn_end" {
+		t.Errorf("defaults not filled: %v", p)
+	}
+	p, _ = ParsePayload(discovery.TurnEnd, []byte(`{"cwd":"/elsewhere"}`), "/proj")
+	if p.String("cwd") != "/elsewhere" {
+		t.Errorf("cwd overwritten: %v", p)
+	}
+}
+
+// The hook runs in the payload's cwd when it exists, else the project dir.
+func TestWorkingDirectoryRule(t *testing.T) {
+	ex := newExecutor(t, 10*time.Second)
+	trig := &Trigger{Run: ex.Run, ProjectDir: ex.ProjectDir}
+	cwdOf := func(payload string) string {
+		p, _ := ParsePayload(discovery.AfterToolCall, []byte(payload), ex.ProjectDir)
+		res := trig.Fire(t.Context(), discovery.AfterToolCall, p, []discovery.Hook{fake("echo")})
+		var got struct {
+			Cwd string `json:"cwd"`
+		}
+		json.Unmarshal(res.Output, &got)
+		return got.Cwd
+	}
+	other := t.TempDir()
+	if got := cwdOf(`{"cwd":"` + other + `"}`); got != other {
+		t.Errorf("existing cwd: ran in %s", got)
+	}
+	if got := cwdOf(`{"cwd":"/does/not/exist"}`); got != ex.ProjectDir {
+		t.Errorf("missing cwd: ran in %s, want %s", got, ex.ProjectDir)
+	}
+	_ = os.Remove
+}
+
+func TestAuditLog(t *testing.T) {
+	path := t.TempDir() + "/audit.jsonl"
+	log, err := OpenAuditLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scripted{answers: map[string]Outcome{"A": ok(`{"input":{"a":1}}`), "B": ok(`{"blocked":true,"reason":"r"}`)}, seen: map[string]map[string]json.RawMessage{}}
+	trig := &Trigger{Run: s.run, OnOutcome: log.Record}
+	p, _ := ParsePayload(discovery.BeforeToolCall, nil, "/p")
+	trig.Fire(t.Context(), discovery.BeforeToolCall, p, hookSet("A", "B", "C"))
+	log.Close()
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 { // C was skipped, not executed
+		t.Fatalf("got %d lines:\n%s", len(lines), data)
+	}
+	var a, b map[string]any
+	json.Unmarshal([]byte(lines[0]), &a)
+	json.Unmarshal([]byte(lines[1]), &b)
+	if a["hook"] != "A" || a["changed"] != true || a["blocked"] != false || a["status"] != "ok" || a["event"] != "before_tool_call" {
+		t.Errorf("line A: %v", a)
+	}
+	if b["hook"] != "B" || b["blocked"] != true || b["changed"] != false {
+		t.Errorf("line B: %v", b)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, a["time"].(string)); err != nil {
+		t.Errorf("time: %v", err)
+	}
+}
