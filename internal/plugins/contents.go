@@ -123,15 +123,23 @@ func scanSkills(dir string) ([]Item, error) {
 
 func scanRecipes(dir string) ([]Item, error) {
 	var recipes []Item
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+	// WalkDir does not follow a symlinked root; hooks/ and skills/ are read
+	// through links (checked to stay inside), so recipes/ must be too.
+	walkRoot := dir
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+			walkRoot = resolved
+		}
+	}
+	err := filepath.WalkDir(walkRoot, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			if p == dir && errors.Is(err, fs.ErrNotExist) {
+			if p == walkRoot && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
 				return filepath.SkipDir
 			}
 			return err
 		}
 		name := e.Name()
-		if p != dir && strings.HasPrefix(name, ".") {
+		if p != walkRoot && strings.HasPrefix(name, ".") {
 			if e.IsDir() {
 				return filepath.SkipDir
 			}
@@ -143,12 +151,12 @@ func scanRecipes(dir string) ([]Item, error) {
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(strings.TrimSuffix(rel, ".md"))
-		if !safeItemName(rel) {
+		rel, _ := filepath.Rel(walkRoot, p)
+		name = filepath.ToSlash(strings.TrimSuffix(rel, ".md"))
+		if !safeItemName(name) {
 			return nil
 		}
-		recipes = append(recipes, Item{Name: rel, Path: p})
+		recipes = append(recipes, Item{Name: name, Path: filepath.Join(dir, rel)})
 		return nil
 	})
 	sortItems(recipes)

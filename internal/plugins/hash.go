@@ -44,7 +44,10 @@ func HashDir(dir string) (Digest, error) {
 			return nil
 		}
 		if rel == ".git" {
-			return filepath.SkipDir
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // a worktree's .git file: git metadata, not content
 		}
 		switch t := e.Type(); {
 		case t.IsDir():

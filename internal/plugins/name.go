@@ -23,6 +23,16 @@ type Name struct {
 
 // NewName validates org and repo (after lowercasing them) and returns the name.
 func NewName(org, repo string) (Name, error) {
+	// Check ASCII first: Unicode lowercasing turns some letters (the Kelvin
+	// sign, a dotted capital I) into ASCII ones, and the name would then
+	// differ from what was typed.
+	for _, s := range []string{org, repo} {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return Name{}, fmt.Errorf("%w %q: only ASCII letters, digits and - _ . are allowed", ErrInvalidName, org+"/"+repo)
+			}
+		}
+	}
 	org, repo = strings.ToLower(org), strings.ToLower(repo)
 	if !orgPattern.MatchString(org) {
 		return Name{}, fmt.Errorf("%w %q: org must be 1-39 letters, digits or hyphens, starting with a letter or digit", ErrInvalidName, org+"/"+repo)

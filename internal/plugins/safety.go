@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ErrUnsafeSymlink is wrapped by the error for a symlink whose target is
@@ -46,6 +47,9 @@ func CheckSymlinks(root string) error {
 		}
 		// Resolve through every link on the way, inside the root only.
 		if _, err := r.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
+				return unsafe("cannot be resolved: " + errors.Unwrap(err).Error())
+			}
 			return unsafe("resolves outside the plugin")
 		}
 		return nil

@@ -72,7 +72,8 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 	}
 	var repoPath string
 	switch {
-	case strings.HasPrefix(body, "file://"):
+	case len(body) >= 7 && strings.EqualFold(body[:7], "file://"):
+		body = "file://" + body[7:]
 		u, err := url.Parse(body)
 		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
 			return s, fmt.Errorf("%w %q: want file:///absolute/path", ErrInvalidSpec, raw)
@@ -84,7 +85,7 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		if err != nil {
 			return s, fmt.Errorf("%w %q: %v", ErrInvalidSpec, raw, err)
 		}
-		switch u.Scheme {
+		switch strings.ToLower(u.Scheme) {
 		case "https", "http", "ssh":
 		default:
 			return s, fmt.Errorf("%w %q: unsupported scheme %q (use https, http, ssh or file)", ErrInvalidSpec, raw, u.Scheme)
@@ -106,6 +107,7 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		repoPath = scpLike.FindStringSubmatch(body)[2]
 	case strings.Count(body, "/") == 1 && !strings.Contains(body, ":"):
 		org, repo, _ := strings.Cut(body, "/")
+		repo = strings.TrimSuffix(repo, ".git")
 		n, err := NewName(org, repo)
 		if err != nil {
 			return s, fmt.Errorf("%w %q: not org/repo, a URL or a path (write a folder as ./%s): %w", ErrInvalidSpec, raw, body, err)
@@ -138,7 +140,9 @@ func splitRef(raw string) (body, ref string) {
 // nameFromPath derives org/repo from the last two segments of a URL or file
 // path, ".git" stripped; the zero Name when they are not a valid name.
 func nameFromPath(p string) Name {
-	p = strings.TrimSuffix(strings.TrimRight(filepath.ToSlash(p), "/"), ".git")
+	p = strings.TrimRight(filepath.ToSlash(p), "/")
+	p = strings.TrimSuffix(p, "/.git") // the .git folder of a work tree
+	p = strings.TrimSuffix(p, ".git")
 	repo := path.Base(p)
 	org := path.Base(path.Dir(p))
 	n, err := NewName(org, repo)
