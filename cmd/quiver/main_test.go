@@ -65,10 +65,23 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"gitsha":   cmdGitSHA,
 			"gitauth":  cmdGitAuth,
 			"snapshot": cmdSnapshot,
-			"unchanged": func(ts *testscript.TestScript, neg bool, args []string) {
-				cmdUnchanged(ts, neg, args)
-			},
+			"unchanged": cmdUnchanged,
 			"lockmatch": cmdLockMatch,
+			"gitrm": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: gitrm NAME")
+				}
+				ts.Check(server(ts).Remove(args[0]))
+			},
+			"gitdelref": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: gitdelref NAME REF")
+				}
+				ts.Check(server(ts).DeleteRef(args[0], args[1]))
+			},
+			"gitdown": func(ts *testscript.TestScript, neg bool, args []string) {
+				server(ts).Close()
+			},
 		},
 	}
 }
@@ -161,9 +174,13 @@ func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// lockmatch SCOPE_ROOT NAME: the lock entry of NAME has a 40-hex commit (or
-// none for folders) and its hash equals the plugin folder's content hash.
-func cmdLockmatchCheck(ts *testscript.TestScript, root, name string) {
+// lockmatch SCOPE_ROOT NAME: the lock entry of NAME has a hash equal to the
+// plugin folder's content hash.
+func cmdLockMatch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: lockmatch SCOPE_ROOT NAME")
+	}
+	root, name := args[0], args[1]
 	n, err := plugins.ParseName(name)
 	ts.Check(err)
 	s := plugins.Scope{Root: ts.MkAbs(root)}
@@ -178,13 +195,6 @@ func cmdLockmatchCheck(ts *testscript.TestScript, root, name string) {
 	if d.Sum != e.Hash {
 		ts.Fatalf("lock hash %s != folder hash %s", e.Hash, d.Sum)
 	}
-}
-
-func cmdLockMatch(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: lockmatch SCOPE_ROOT NAME")
-	}
-	cmdLockmatchCheck(ts, args[0], args[1])
 }
 
 func envKey(p string) string {

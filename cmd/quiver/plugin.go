@@ -20,7 +20,9 @@ func (a *App) newPluginCmd() *cobra.Command {
 		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.newPluginAddCmd(), a.newPluginListCmd(), a.newPluginShowCmd(), a.newPluginRemoveCmd())
+	cmd.AddCommand(a.newPluginAddCmd(), a.newPluginListCmd(), a.newPluginShowCmd(), a.newPluginRemoveCmd(),
+		a.newPluginUpdateCmd(), a.newPluginOutdatedCmd(), a.newPluginInstallCmd(), a.newPluginVerifyCmd(),
+		a.newPluginEnableCmd(false), a.newPluginEnableCmd(true))
 	return cmd
 }
 
@@ -254,7 +256,7 @@ func (a *App) addOne(ctx context.Context, in *plugins.Installer, j addJob, o plu
 func describeVersion(e plugins.LockEntry) string {
 	var parts []string
 	if e.Ref != "" {
-		parts = append(parts, e.Ref)
+		parts = append(parts, shortRef(e.Ref))
 	}
 	switch {
 	case e.Link:
@@ -517,17 +519,9 @@ folder and its lock entry go, and so does its data folder unless
 }
 
 func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
-	var names []plugins.Name
-	seen := map[string]bool{}
-	for _, raw := range o.Names {
-		n, err := plugins.ParseName(raw)
-		if err != nil {
-			return &usageError{err: err, cmd: cmd}
-		}
-		if !seen[n.String()] {
-			seen[n.String()] = true
-			names = append(names, n)
-		}
+	names, err := parseNames(cmd, o.Names)
+	if err != nil {
+		return err
 	}
 	layout, err := a.layout()
 	if err != nil {
@@ -535,18 +529,8 @@ func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
 	}
 	in := a.installer(layout, o.Global)
 	err = a.keepTrust(layout, o.Global, func() error { return in.Remove(cmd.Context(), names, o.KeepData) })
-	var ws *plugins.WrongScopeError
-	if errors.As(err, &ws) {
-		if ws.In == plugins.Global {
-			return fmt.Errorf("plugin %s is installed globally; use -g to remove it", ws.Name)
-		}
-		return fmt.Errorf("plugin %s is installed in the project, not globally; drop -g to remove it", ws.Name)
-	}
-	if errors.Is(err, plugins.ErrNotInstalled) {
-		return fmt.Errorf("%w; see quiver plugin list", err)
-	}
 	if err != nil {
-		return err
+		return scopeError(err, "remove")
 	}
 	for _, n := range names {
 		a.warnf("Removed %s %s", n, scopeWord(in.Scope.Location))

@@ -30,7 +30,8 @@ type Server struct {
 	// Root holds the bare repositories, Work their work trees.
 	Root, Work string
 
-	srv  *httptest.Server
+	srv       *httptest.Server
+	closeOnce sync.Once
 	auth atomic.Pointer[[2]string] // required user and password, if any
 	mu   sync.Mutex                // serializes git commands per server
 
@@ -119,8 +120,16 @@ func (s *Server) SetAuth(user, password string) {
 	s.auth.Store(&[2]string{user, password})
 }
 
-// Close stops the server.
-func (s *Server) Close() { s.srv.Close() }
+// Close stops the server; later requests are refused. It may be called
+// more than once.
+func (s *Server) Close() { s.closeOnce.Do(s.srv.Close) }
+
+// Remove deletes repository name from the server.
+func (s *Server) Remove(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return os.RemoveAll(filepath.Join(s.Root, name+".git"))
+}
 
 // RepoURL is the clone URL of org/repo.
 func (s *Server) RepoURL(name string) string { return s.URL + "/" + name + ".git" }
@@ -204,6 +213,7 @@ func (s *Server) ensure(name string) error {
 	work := filepath.Join(s.Work, name)
 	for _, args := range [][]string{
 		{"init", "-q", "--bare", "-b", "main", bare},
+		{"-C", bare, "config", "receive.denyDeleteCurrent", "ignore"},
 		{"init", "-q", "-b", "main", work},
 		{"-C", work, "remote", "add", "origin", bare},
 	} {

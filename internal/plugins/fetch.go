@@ -162,8 +162,20 @@ func isGitRepo(dir string) bool {
 	return true
 }
 
+// RefKind says what a requested ref turned out to be.
+type RefKind string
+
+// The kinds of refs (SPEC §5). A branch (or no ref: the default branch)
+// tracks; a tag or a commit is a pin.
+const (
+	BranchRef RefKind = "branch"
+	TagRef    RefKind = "tag"
+	CommitRef RefKind = "commit"
+)
+
 // target is what to fetch for a requested ref.
 type target struct {
+	kind    RefKind
 	refspec config.RefSpec // what to fetch, depth 1
 	commit  plumbing.Hash  // the commit to check out
 	branch  plumbing.ReferenceName
@@ -171,20 +183,45 @@ type target struct {
 	prefix  string // abbreviated SHA to resolve after a full fetch
 }
 
-func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetched, error) {
+// resolve lists the remote's refs (one cheap request, no clone) and picks
+// the target for ref.
+func (f *Fetcher) resolve(ctx context.Context, rawURL, ref string) (target, transport.AuthMethod, string, error) {
 	auth, fetchURL, err := f.Credentials.auth(rawURL)
 	if err != nil {
-		return Fetched{}, err
+		return target{}, nil, "", err
 	}
 	shown := RedactURL(rawURL)
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{fetchURL}})
 	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
 	if err != nil {
-		return Fetched{}, gitError(shown, err)
+		return target{}, nil, "", gitError(shown, err)
 	}
 	t, err := chooseTarget(refs, ref)
 	if err != nil {
-		return Fetched{}, fmt.Errorf("%s: %w", shown, err)
+		return target{}, nil, "", fmt.Errorf("%s: %w", shown, err)
+	}
+	return t, auth, fetchURL, nil
+}
+
+// Latest says what ref points to now at source (a URL or a local git
+// repository) without cloning: the commit (empty for an abbreviated SHA
+// that no ref points at) and whether it is a branch, tag or commit.
+func (f *Fetcher) Latest(ctx context.Context, source, ref string) (string, RefKind, error) {
+	t, _, _, err := f.resolve(ctx, source, ref)
+	if err != nil {
+		return "", "", err
+	}
+	if t.full {
+		return "", t.kind, nil
+	}
+	return t.commit.String(), t.kind, nil
+}
+
+func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetched, error) {
+	shown := RedactURL(rawURL)
+	t, auth, fetchURL, err := f.resolve(ctx, rawURL, ref)
+	if err != nil {
+		return Fetched{}, err
 	}
 
 	repo, err := git.PlainInit(dst, false)
@@ -198,9 +235,12 @@ func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetche
 	if !t.full {
 		opts.RefSpecs = []config.RefSpec{t.refspec}
 		err = repo.FetchContext(ctx, opts)
-		if errors.Is(err, git.ErrExactSHA1NotSupported) {
+		switch {
+		case errors.Is(err, git.ErrExactSHA1NotSupported):
 			t.full, t.prefix = true, t.commit.String()
-		} else if err != nil {
+		case err != nil && t.kind == CommitRef && strings.Contains(err.Error(), "not our ref"):
+			return Fetched{}, fmt.Errorf("%s: %w: commit %s is not available any more (deleted branch or rewritten history?)", shown, ErrRefNotFound, t.commit)
+		case err != nil:
 			return Fetched{}, gitError(shown, err)
 		}
 	}
@@ -246,6 +286,7 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 	branch := func(name plumbing.ReferenceName) target {
 		r := byName[name]
 		return target{
+			kind:    BranchRef,
 			refspec: config.RefSpec("+" + name.String() + ":" + name.String()),
 			commit:  r.Hash(), branch: name,
 		}
@@ -278,7 +319,7 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 		return branch(plumbing.NewBranchReferenceName(ref)), nil
 	}
 	if r, ok := byName[plumbing.NewTagReferenceName(ref)]; ok {
-		return target{refspec: config.RefSpec("+" + r.Name().String() + ":" + r.Name().String()), commit: commitOf(r)}, nil
+		return target{kind: TagRef, refspec: config.RefSpec("+" + r.Name().String() + ":" + r.Name().String()), commit: commitOf(r)}, nil
 	}
 	if hexSHA.MatchString(ref) {
 		// A ref that points at the commit can be fetched from any server.
@@ -298,13 +339,13 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 					return target{}, fmt.Errorf("%w: commit %s is ambiguous; give more digits", ErrRefNotFound, ref)
 				}
 			}
-			return target{refspec: config.RefSpec("+" + found[0].Name().String() + ":" + found[0].Name().String()), commit: c}, nil
+			return target{kind: CommitRef, refspec: config.RefSpec("+" + found[0].Name().String() + ":" + found[0].Name().String()), commit: c}, nil
 		}
 		if len(ref) == 40 {
 			h := plumbing.NewHash(ref)
-			return target{refspec: config.RefSpec(ref + ":refs/heads/quiver-pinned"), commit: h}, nil
+			return target{kind: CommitRef, refspec: config.RefSpec(ref + ":refs/heads/quiver-pinned"), commit: h}, nil
 		}
-		return target{full: true, prefix: ref}, nil
+		return target{kind: CommitRef, full: true, prefix: ref}, nil
 	}
 	return target{}, fmt.Errorf("%w: no branch, tag or commit %q", ErrRefNotFound, ref)
 }

@@ -33,6 +33,7 @@ func (e *WrongScopeError) Error() string {
 // exist. *Fetcher is the real one; tests may substitute another.
 type SourceFetcher interface {
 	Fetch(ctx context.Context, spec Spec, link bool, dst string) (Fetched, error)
+	Latest(ctx context.Context, source, ref string) (string, RefKind, error)
 }
 
 // Installer changes one scope: it adds and removes plugins with the staged
@@ -129,30 +130,49 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err err
 		return Plugin{}, fmt.Errorf("plugin %s is %w in the %s scope", req.Name, ErrAlreadyInstalled, in.Scope.Location)
 	}
 
-	stage := in.tempPath(".stage-", req.Name)
-	entry, err := in.stage(ctx, req, stage)
+	old, hadOld := lock.Plugins[req.Name.String()]
+	_, err = in.put(ctx, lock, req, exists, func(e *LockEntry) error {
+		if hadOld && exists {
+			e.Disabled = old.Disabled
+		}
+		return nil
+	})
 	if err != nil {
-		os.RemoveAll(stage)
 		return Plugin{}, err
 	}
-	if old, ok := lock.Plugins[req.Name.String()]; ok && exists {
-		entry.Disabled = old.Disabled
-	}
+	return ReadPlugin(in.Scope, req.Name)
+}
 
+// put fetches req into a staging folder, validates it, lets adjust amend
+// (or refuse) the new lock entry, then swaps it in and records the entry.
+// The caller holds the scope lock and says whether the plugin exists. Any
+// failure before the swap leaves nothing behind; after it, the journal
+// lets the next command finish.
+func (in *Installer) put(ctx context.Context, lock *Lock, req AddRequest, exists bool, adjust func(*LockEntry) error) (LockEntry, error) {
+	stage := in.tempPath(".stage-", req.Name)
+	entry, err := in.stage(ctx, req, stage)
+	if err == nil && adjust != nil {
+		err = adjust(&entry)
+	}
+	if err != nil {
+		os.RemoveAll(stage)
+		return LockEntry{}, err
+	}
+	final := in.Scope.PluginDir(req.Name)
 	j := journal{Op: opInstall, Stage: filepath.Base(stage), Backup: filepath.Base(in.tempPath(".backup-", req.Name)), Entry: &entry}
 	if err := in.writeJournal(req.Name, j); err != nil {
 		os.RemoveAll(stage)
-		return Plugin{}, err
+		return LockEntry{}, err
 	}
 	if err := in.swapIn(stage, final, filepath.Join(in.Scope.PluginsDir(), j.Backup), exists); err != nil {
 		os.RemoveAll(stage)
 		in.removeJournal(req.Name)
-		return Plugin{}, fmt.Errorf("put %s in place: %w", req.Name, err)
+		return LockEntry{}, fmt.Errorf("put %s in place: %w", req.Name, err)
 	}
 	lock.Plugins[req.Name.String()] = entry
 	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
 		// The journal lets the next command finish the job.
-		return Plugin{}, err
+		return LockEntry{}, err
 	}
 	in.removeJournal(req.Name)
 	os.RemoveAll(stage) // the old version, if there was one
@@ -160,7 +180,7 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err err
 	if in.Scope.Location == Local {
 		writeGitignore(in.Scope.Root)
 	}
-	return ReadPlugin(in.Scope, req.Name)
+	return entry, nil
 }
 
 // stage fetches and validates the plugin at path stage and returns its lock

@@ -1,0 +1,408 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Errors of update, install and enable/disable.
+var (
+	ErrLocalChanges = errors.New("has local changes")
+	ErrNotLocked    = errors.New("is not in the lock file")
+	ErrHashMismatch = errors.New("content differs from the lock file")
+)
+
+// Update statuses.
+const (
+	Updated     = "updated"
+	UpToDate    = "up-to-date"
+	Pinned      = "pinned"
+	LocalSource = "local"
+	WouldUpdate = "would-update"
+)
+
+// UpdateOptions tune Update.
+type UpdateOptions struct {
+	// Ref moves the plugin to another branch, tag or commit.
+	Ref string
+	// Force discards local edits to the plugin folder.
+	Force bool
+	// DryRun changes nothing.
+	DryRun bool
+}
+
+// UpdateResult says what Update did, or would do, to one plugin.
+type UpdateResult struct {
+	Name     Name
+	Ref      string
+	From, To string
+	Status   string
+	// Err is set when this plugin could not be updated.
+	Err error
+}
+
+// specFromEntry rebuilds the fetch spec of a lock entry at ref.
+func specFromEntry(e LockEntry, ref string) (Spec, error) {
+	s, err := ParseSpec(e.Source, "", "/")
+	if err != nil {
+		return s, fmt.Errorf("lock entry source %q: %w", e.Source, err)
+	}
+	s.Ref = ref
+	return s, nil
+}
+
+// Update moves branch-tracking plugins to the newest commit of their branch
+// (or, with o.Ref, any plugin to another ref) through the same staged swap
+// as Add. Tag and commit pins stay; local folders are left alone. A plugin
+// whose folder was edited is refused unless o.Force. No names means every
+// locked plugin of the scope. data/ is never touched.
+func (in *Installer) Update(ctx context.Context, names []Name, o UpdateOptions) (_ []UpdateResult, err error) {
+	if err := in.checkInstalled(names); err != nil {
+		return nil, err
+	}
+	var end func(bool)
+	if o.DryRun {
+		end = func(bool) {}
+	} else if end, err = in.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer func() { end(false) }()
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		for _, k := range lock.Names() {
+			n, _ := ParseName(k)
+			names = append(names, n)
+		}
+	}
+	var out []UpdateResult
+	for _, n := range names {
+		r := in.updateOne(ctx, lock, n, o)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o UpdateOptions) UpdateResult {
+	r := UpdateResult{Name: n}
+	e, ok := lock.Plugins[n.String()]
+	if !ok {
+		r.Err = fmt.Errorf("plugin %s %w; reinstall it with plugin add --force", n, ErrNotLocked)
+		return r
+	}
+	r.Ref, r.From, r.To = e.Ref, e.Commit, e.Commit
+	if e.Link || e.Commit == "" {
+		if o.Ref != "" {
+			r.Err = fmt.Errorf("plugin %s is a local folder and has no refs", n)
+		}
+		r.Status = LocalSource
+		return r
+	}
+	ref := e.Ref
+	if o.Ref != "" {
+		ref = o.Ref
+	}
+	latest, kind, err := in.Fetcher.Latest(ctx, e.Source, ref)
+	if err != nil {
+		r.Err = fmt.Errorf("update %s: %w", n, err)
+		return r
+	}
+	r.Ref = ref
+	if o.Ref == "" && kind != BranchRef {
+		r.Status = Pinned
+		return r
+	}
+	if latest == e.Commit && ref == e.Ref {
+		r.Status = UpToDate
+		return r
+	}
+	final := in.Scope.PluginDir(n)
+	_, statErr := os.Lstat(final)
+	exists := statErr == nil
+	if exists && !o.Force {
+		if changed, modified := LocalChanges(final, e); modified {
+			r.Err = fmt.Errorf("plugin %s %w (%s); use --force to discard them", n, ErrLocalChanges, describeChanged(changed))
+			return r
+		}
+	}
+	r.To = latest
+	if o.DryRun {
+		r.Status = WouldUpdate
+		return r
+	}
+	spec, err := specFromEntry(e, ref)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	entry, err := in.put(ctx, lock, AddRequest{Spec: spec, Name: n}, exists, func(ne *LockEntry) error {
+		ne.Disabled = e.Disabled
+		return nil
+	})
+	if err != nil {
+		r.Err = fmt.Errorf("update %s: %w", n, err)
+		return r
+	}
+	r.To, r.Status = entry.Commit, Updated
+	if entry.Commit == e.Commit && ref == e.Ref {
+		r.Status = UpToDate
+	}
+	return r
+}
+
+func describeChanged(changed []string) string {
+	if len(changed) == 0 {
+		return "its content differs from the lock file"
+	}
+	const show = 5
+	s := strings.Join(changed[:min(show, len(changed))], ", ")
+	if len(changed) > show {
+		s += fmt.Sprintf(" and %d more", len(changed)-show)
+	}
+	return "changed: " + s
+}
+
+// LocalChanges reports whether the plugin folder differs from its lock
+// entry and, when the folder is a git checkout, which files changed
+// (compared with the tree of the checked-out commit). Links never drift.
+func LocalChanges(dir string, e LockEntry) (changed []string, modified bool) {
+	if e.Link {
+		target, err := os.Readlink(dir)
+		return nil, err != nil || target != e.Source
+	}
+	d, err := HashDir(dir)
+	if err != nil {
+		return nil, true
+	}
+	if d.Sum == e.Hash {
+		return nil, false
+	}
+	if committed, err := gitDigest(dir); err == nil {
+		return d.Changed(committed), true
+	}
+	return nil, true
+}
+
+// gitDigest computes the per-file lines of HashDir for the files of the
+// commit checked out in dir, straight from the git objects.
+func gitDigest(dir string) (Digest, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return Digest{}, err
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return Digest{}, err
+	}
+	commit, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return Digest{}, err
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return Digest{}, err
+	}
+	d := Digest{Files: map[string]string{}}
+	err = tree.Files().ForEach(func(f *object.File) error {
+		r, err := f.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, r); err != nil {
+			return err
+		}
+		sum := hex.EncodeToString(h.Sum(nil))
+		switch f.Mode {
+		case filemode.Executable:
+			d.Files[f.Name] = "x\x00" + sum
+		case filemode.Symlink:
+			d.Files[f.Name] = "l\x00" + sum // the blob is the target string
+		case filemode.Regular, filemode.Deprecated:
+			d.Files[f.Name] = "-\x00" + sum
+		}
+		return nil
+	})
+	return d, err
+}
+
+// SyncResult says what Sync did to one plugin.
+type SyncResult struct {
+	Name   Name
+	Status string // ok, installed, repaired, pruned, unlocked, failed
+	Err    error
+}
+
+// Sync makes the scope's plugins match its lock file exactly: missing
+// plugins are installed and differing ones replaced, each at its locked
+// commit and checked against its locked content hash before the swap.
+// Plugins not in the lock are left alone (reported as unlocked) unless
+// prune. One entry's failure does not stop the others. The lock file is
+// not changed.
+func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err error) {
+	end, err := in.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { end(false) }()
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	var out []SyncResult
+	for _, k := range lock.Names() {
+		n, _ := ParseName(k)
+		out = append(out, in.syncOne(ctx, lock, n))
+	}
+	entries, err := os.ReadDir(in.Scope.PluginsDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return out, err
+	}
+	for _, de := range entries {
+		n, err := ParseName(de.Name())
+		if err != nil || n.Dir() != de.Name() {
+			continue
+		}
+		if _, ok := lock.Plugins[n.String()]; ok {
+			continue
+		}
+		r := SyncResult{Name: n, Status: "unlocked"}
+		if prune {
+			if r.Err = in.removeOne(n, true); r.Err == nil {
+				r.Status = "pruned"
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult {
+	r := SyncResult{Name: n}
+	want := lock.Plugins[n.String()]
+	final := in.Scope.PluginDir(n)
+	_, statErr := os.Lstat(final)
+	exists := statErr == nil
+	if exists && matchesEntry(final, want) {
+		r.Status = "ok"
+		return r
+	}
+	spec, err := specFromEntry(want, want.Commit) // the locked commit, whatever the ref says now
+	if err != nil {
+		r.Status, r.Err = "failed", err
+		return r
+	}
+	_, err = in.put(ctx, lock, AddRequest{Spec: spec, Name: n, Link: want.Link}, exists, func(got *LockEntry) error {
+		if !want.Link && got.Hash != want.Hash {
+			return fmt.Errorf("%w: %s at %s hashes to %s, the lock says %s", ErrHashMismatch, want.Source, shortOr(want.Commit, "the folder"), ShortHash(got.Hash), ShortHash(want.Hash))
+		}
+		*got = want
+		return nil
+	})
+	switch {
+	case err != nil:
+		r.Status, r.Err = "failed", fmt.Errorf("install %s: %w", n, err)
+	case exists:
+		r.Status = "repaired"
+	default:
+		r.Status = "installed"
+	}
+	return r
+}
+
+func shortOr(commit, otherwise string) string {
+	if commit == "" {
+		return otherwise
+	}
+	return commit[:min(7, len(commit))]
+}
+
+// SetDisabled records plugins as disabled (or enabled again) in the lock
+// file; a disabled plugin contributes no hook, skill or recipe.
+func (in *Installer) SetDisabled(ctx context.Context, names []Name, disabled bool) (err error) {
+	if err := in.checkInstalled(names); err != nil {
+		return err
+	}
+	end, err := in.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { end(false) }()
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		e, ok := lock.Plugins[n.String()]
+		if !ok {
+			return fmt.Errorf("plugin %s %w; reinstall it with plugin add --force", n, ErrNotLocked)
+		}
+		e.Disabled = disabled
+		lock.Plugins[n.String()] = e
+	}
+	return WriteLock(in.Scope.LockPath(), lock)
+}
+
+// VerifyResult is the state of one plugin compared with the lock.
+type VerifyResult struct {
+	Name    string
+	Status  string // ok, modified, missing, unlocked, leftover
+	Changed []string
+}
+
+// Verify recomputes content hashes and compares them with the lock file:
+// ok, modified (with the changed files where the folder is a git
+// checkout), missing, unlocked, and leftovers of interrupted commands.
+// It changes nothing.
+func Verify(s Scope) ([]VerifyResult, error) {
+	lock, err := ReadLock(s.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	var out []VerifyResult
+	for _, k := range lock.Names() {
+		n, _ := ParseName(k)
+		e := lock.Plugins[k]
+		dir := s.PluginDir(n)
+		r := VerifyResult{Name: k, Status: "ok"}
+		if _, err := os.Lstat(dir); err != nil {
+			r.Status = "missing"
+		} else if changed, modified := LocalChanges(dir, e); modified {
+			r.Status, r.Changed = "modified", changed
+		}
+		out = append(out, r)
+	}
+	entries, err := os.ReadDir(s.PluginsDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") {
+			out = append(out, VerifyResult{Name: name, Status: "leftover"})
+			continue
+		}
+		n, err := ParseName(name)
+		if err != nil || n.Dir() != name {
+			continue
+		}
+		if _, ok := lock.Plugins[n.String()]; !ok {
+			out = append(out, VerifyResult{Name: n.String(), Status: "unlocked"})
+		}
+	}
+	return out, nil
+}
