@@ -60,11 +60,11 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"gitrepo":  cmdGitRepo,
-			"gittag":   cmdGitTag,
-			"gitsha":   cmdGitSHA,
-			"gitauth":  cmdGitAuth,
-			"snapshot": cmdSnapshot,
+			"gitrepo":   cmdGitRepo,
+			"gittag":    cmdGitTag,
+			"gitsha":    cmdGitSHA,
+			"gitauth":   cmdGitAuth,
+			"snapshot":  cmdSnapshot,
 			"unchanged": cmdUnchanged,
 			"lockmatch": cmdLockMatch,
 			"gitrm": func(ts *testscript.TestScript, neg bool, args []string) {

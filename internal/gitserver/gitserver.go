@@ -32,8 +32,8 @@ type Server struct {
 
 	srv       *httptest.Server
 	closeOnce sync.Once
-	auth atomic.Pointer[[2]string] // required user and password, if any
-	mu   sync.Mutex                // serializes git commands per server
+	auth      atomic.Pointer[[2]string] // required user and password, if any
+	mu        sync.Mutex                // serializes git commands per server
 
 	// Requests counts HTTP requests; AuthSeen those that carried an
 	// Authorization header.
