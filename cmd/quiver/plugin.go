@@ -22,7 +22,7 @@ func (a *App) newPluginCmd() *cobra.Command {
 	}
 	cmd.AddCommand(a.newPluginAddCmd(), a.newPluginListCmd(), a.newPluginShowCmd(), a.newPluginRemoveCmd(),
 		a.newPluginUpdateCmd(), a.newPluginOutdatedCmd(), a.newPluginInstallCmd(), a.newPluginVerifyCmd(),
-		a.newPluginEnableCmd(false), a.newPluginEnableCmd(true))
+		a.newPluginEnableCmd(false), a.newPluginEnableCmd(true), a.newPluginInitCmd(), a.newPluginValidateCmd())
 	return cmd
 }
 

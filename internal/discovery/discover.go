@@ -131,7 +131,18 @@ type HookSet struct {
 	// Hooks holds every hook in precedence order, whatever its status;
 	// this is also the order in which active hooks run.
 	Hooks []Hook
-	Trust Trust
+	// Skipped are files in hooks/ folders that cannot be hooks (not
+	// executable, unsafe names), for doctor and validate.
+	Skipped []SkippedFile
+	Trust   Trust
+}
+
+// SkippedFile is a file in a hooks/ folder that is not a hook, and why.
+type SkippedFile struct {
+	Path     string
+	Location plugins.Location
+	Plugin   plugins.Name
+	Reason   string
 }
 
 // Active returns the hooks in effect for event, in the order they run. This
@@ -183,6 +194,11 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 			// An untrusted project contributes nothing, so it cannot
 			// shadow (switch off) the user's own global hooks either.
 			s.shadowedBy = ""
+		}
+		if !s.disabled && s.shadowedBy == "" {
+			for _, sk := range s.contents.Skipped {
+				hs.Skipped = append(hs.Skipped, SkippedFile{Path: sk.Path, Location: s.location, Plugin: s.plugin, Reason: sk.Reason})
+			}
 		}
 		for _, it := range s.contents.Hooks {
 			h := Hook{

@@ -56,8 +56,8 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 			items = s.contents.Skills
 		}
 		for _, it := range items {
-			d := Doc{Kind: kind, Name: ItemName(s.plugin, it.Name), Path: it.Path, Location: s.location, Plugin: s.plugin, Status: Active}
-			readDoc(&d, it.Name)
+			d := InspectDoc(kind, it.Path, it.Name)
+			d.Name, d.Location, d.Plugin = ItemName(s.plugin, it.Name), s.location, s.plugin
 			switch {
 			case s.disabled:
 				d.Status, d.Reason = Disabled, fmt.Sprintf("plugin %s is disabled", s.plugin)
@@ -71,8 +71,15 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 	return out, nil
 }
 
-// readDoc parses the file's frontmatter into d; a file that cannot be read
-// or parsed makes d invalid, never an error of the whole listing.
+// InspectDoc reads one skill (its SKILL.md) or recipe file called itemName
+// and parses its frontmatter. A file that cannot be read or parsed comes
+// back Invalid with the reason, never as an error of a whole listing.
+func InspectDoc(kind Kind, path, itemName string) Doc {
+	d := Doc{Kind: kind, Name: itemName, Path: path, Status: Active}
+	readDoc(&d, itemName)
+	return d
+}
+
 func readDoc(d *Doc, itemName string) {
 	data, err := os.ReadFile(d.Path)
 	if err != nil {

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// Tools for plugin authors: plugin init and plugin validate.
+
+func (a *App) newPluginInitCmd() *cobra.Command {
+	var name string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Scaffold a new plugin repository",
+		Long: `Create a plugin repository in DIR (default: the current folder): plugin.yaml,
+hooks/ with a commented bash example for each blocking event, a skill, a
+recipe and a README that explains the layout. A folder that already has
+files is refused unless --force. The result passes plugin validate and
+installs with plugin add ./DIR.`,
+		Example: "  quiver plugin init my-plugin\n  quiver plugin init --name acme/guard guard",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return a.runPluginInit(cmd, dir, name, force)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the plugin's `org/repo` (default local/<folder name>)")
+	cmd.Flags().BoolVar(&force, "force", false, "write into a folder that already has files")
+	return cmd
+}
+
+func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, force bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if rawName == "" {
+		rawName = "local/" + strings.ToLower(filepath.Base(abs))
+	}
+	name, err := plugins.ParseName(rawName)
+	if err != nil {
+		return usageErrorf(cmd, "%v; give the plugin's name with --name org/repo", err)
+	}
+	written, err := plugins.Scaffold(abs, name, force)
+	if err != nil {
+		return err
+	}
+	for _, f := range written {
+		fmt.Fprintf(a.Stdout, "  %s\n", filepath.Join(dir, f))
+	}
+	a.warnf("Created plugin %s in %s. Next: quiver plugin validate %s && quiver plugin add ./%s", name, dir, dir, strings.TrimPrefix(dir, "./"))
+	return nil
+}
+
+// finding is one problem plugin validate or doctor reports.
+type finding struct {
+	Severity string `json:"severity"` // error, warning or info
+	File     string `json:"file,omitempty"`
+	Reason   string `json:"reason"`
+	Fix      string `json:"fix,omitempty"`
+}
+
+// report is the --json output of validate and doctor.
+type report struct {
+	Dir      string    `json:"dir,omitempty"`
+	Errors   int       `json:"errors"`
+	Warnings int       `json:"warnings"`
+	Findings []finding `json:"findings"`
+}
+
+func newReport(dir string, fs []finding) report {
+	r := report{Dir: dir, Findings: fs}
+	if r.Findings == nil {
+		r.Findings = []finding{}
+	}
+	for _, f := range fs {
+		switch f.Severity {
+		case "error":
+			r.Errors++
+		case "warning":
+			r.Warnings++
+		}
+	}
+	return r
+}
+
+// printReport prints findings for humans.
+func (a *App) printReport(r report) {
+	for _, f := range r.Findings {
+		where := f.File
+		if where != "" {
+			where += ": "
+		}
+		fmt.Fprintf(a.Stdout, "%-8s %s%s\n", f.Severity, where, f.Reason)
+		if f.Fix != "" {
+			fmt.Fprintf(a.Stdout, "%-8s fix: %s\n", "", f.Fix)
+		}
+	}
+}
+
+func (a *App) newPluginValidateCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [DIR]",
+		Short: "Check a plugin repository for everything an author can get wrong",
+		Long: `Check the plugin in DIR (default: the current folder) before publishing:
+hooks without exec bit or #! line, hooks that do not answer "hook" within
+5 s or answer an unknown event, hooks that fail "run" on a minimal payload
+for their event, skills without frontmatter or description or whose name
+differs from their folder, recipes whose frontmatter does not parse,
+symlinks leading out of the plugin, an empty plugin, a plugin.yaml that does
+not parse. Each finding comes with the file, the reason and a fix.
+
+This RUNS the plugin's hooks (with "hook" and with "run" on a sample
+payload), so validate only code you are willing to run. Exits 1 on errors,
+0 with warnings only.`,
+		Example: "  quiver plugin validate\n  quiver plugin validate ./my-plugin --json",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return err
+			}
+			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+				return fmt.Errorf("%s is not a folder", dir)
+			}
+			a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
+			r := newReport(abs, validatePlugin(cmd.Context(), abs))
+			if asJSON {
+				if err := writeJSON(a.Stdout, r); err != nil {
+					return err
+				}
+			} else {
+				a.printReport(r)
+			}
+			if r.Errors > 0 {
+				return fmt.Errorf("%s has %d error(s) and %d warning(s)", dir, r.Errors, r.Warnings)
+			}
+			if !asJSON {
+				a.warnf("%s is a valid plugin (%d warning(s)).", dir, r.Warnings)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// samplePayloads are the minimal payloads validate runs each hook with.
+var samplePayloads = map[string]string{
+	discovery.BeforeToolCall:  `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_user_id":"validate"}`,
+	discovery.AfterToolCall:   `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_output":"hello\n","tool_user_id":"validate"}`,
+	discovery.UserMessageSend: `{"conv_id":"quiver-validate","message":"hello"}`,
+	discovery.AgentStop:       `{"conv_id":"quiver-validate","messages":[]}`,
+	discovery.TurnEnd:         `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`,
+}
+
+// validatePlugin checks the plugin folder dir and returns its findings.
+func validatePlugin(ctx context.Context, dir string) []finding {
+	var out []finding
+	add := func(sev, file, reason, fix string) {
+		out = append(out, finding{Severity: sev, File: file, Reason: reason, Fix: fix})
+	}
+	rel := func(p string) string {
+		r, err := filepath.Rel(dir, p)
+		if err != nil {
+			return p
+		}
+		return filepath.ToSlash(r)
+	}
+	if _, err := plugins.ReadManifest(dir); err != nil {
+		add("error", "plugin.yaml", err.Error(), "fix the YAML: name, description, version and homepage are plain strings")
+	}
+	if err := plugins.CheckSymlinks(dir); err != nil {
+		add("error", "", err.Error(), "make the link relative and inside the plugin, or copy the file in; installs refuse such plugins")
+	}
+	c, err := plugins.ScanDir(dir)
+	if err != nil {
+		add("error", "", err.Error(), "")
+		return out
+	}
+	if c.Empty() {
+		add("error", "", "the plugin carries no hook, skill or recipe", "add hooks/<name>, skills/<name>/SKILL.md or recipes/<name>.md")
+	}
+	for _, sk := range c.Skipped {
+		fix := "chmod +x " + rel(sk.Path)
+		if !strings.Contains(sk.Reason, "executable") {
+			fix = "rename or move it"
+		}
+		add("error", rel(sk.Path), "not a hook: "+sk.Reason, fix)
+	}
+	dataDir, err := os.MkdirTemp("", "quiver-validate-")
+	if err == nil {
+		defer os.RemoveAll(dataDir)
+	}
+	ex := &hooks.Executor{ProjectDir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
+	for _, h := range c.Hooks {
+		if h.Disabled {
+			add("info", rel(h.Path), "disabled by its .disable suffix: listed, never run", "")
+			continue
+		}
+		out = append(out, validateHook(ctx, dir, rel(h.Path), h.Path, dataDir, ex)...)
+	}
+	for _, kind := range []discovery.Kind{discovery.Skill, discovery.Recipe} {
+		items := c.Recipes
+		if kind == discovery.Skill {
+			items = c.Skills
+		}
+		for _, it := range items {
+			d := discovery.InspectDoc(kind, it.Path, it.Name)
+			if d.Status == discovery.Invalid {
+				add("error", rel(it.Path), d.Reason, "fix the YAML between the --- lines")
+			}
+			for _, w := range d.Warnings {
+				add("warning", rel(it.Path), w, fmt.Sprintf("start the file with ---, name: %s, description: ..., ---", it.Name))
+			}
+		}
+	}
+	return out
+}
+
+// validateHook checks one executable: #! line, its answer to `hook`, and a
+// run on the sample payload for its event.
+func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor) []finding {
+	errf := func(reason, fix string) []finding {
+		return []finding{{Severity: "error", File: relPath, Reason: reason, Fix: fix}}
+	}
+	if head, err := readHead(path, 4); err != nil {
+		return errf(err.Error(), "")
+	} else if !strings.HasPrefix(head, "#!") && head != "\x7fELF" && !isMachO(head) {
+		return errf("no #! line, so it cannot be executed", "start it with #!/usr/bin/env bash (or your interpreter)")
+	}
+	event, err := discovery.AskType(ctx, path, dir, ex.Env, discovery.DefaultQueryTimeout)
+	if err != nil {
+		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(discovery.Events, ", "))
+	}
+	p, _ := hooks.ParsePayload(event, []byte(samplePayloads[event]), dir)
+	data, _ := json.Marshal(p)
+	h := discovery.Hook{Name: relPath, Path: path, Location: plugins.Local, Status: discovery.Active}
+	if dataDir != "" {
+		h.PluginRoot, h.DataDir = dir, filepath.Join(dataDir, "data")
+		h.Plugin, _ = plugins.ParseName("validate/plugin")
+	}
+	o := ex.Run(ctx, h, event, data, dir)
+	if o.Status == hooks.Failed || o.Status == hooks.TimedOut {
+		return errf(fmt.Sprintf("fails `run` on a minimal %s payload: %s", event, o.Error),
+			"tolerate missing fields; print nothing and exit 0 for no action (try: quiver hook test "+relPath+" --event "+event+")")
+	}
+	return nil
+}
+
+func readHead(path string, n int) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, err := f.Read(buf)
+	if err != nil && !errors.Is(err, os.ErrClosed) && k == 0 {
+		return "", nil
+	}
+	return string(buf[:k]), nil
+}
+
+func isMachO(head string) bool {
+	switch head {
+	case "\xcf\xfa\xed\xfe", "\xce\xfa\xed\xfe", "\xca\xfe\xba\xbe":
+		return true
+	}
+	return false
+}
