@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,5 +128,35 @@ func TestAddFailureExitCodes(t *testing.T) {
 	stderr.Reset()
 	if code := app.run(t.Context(), []string{"plugin", "add", "acme/private"}); code != exitFailure {
 		t.Errorf("auth required: exit %d, want 1: %s", code, stderr)
+	}
+}
+
+// doctor flags plugins installed from a local git repository when git, which
+// quiver needs to clone them again, is not on PATH.
+func TestDoctorReportsMissingGit(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "tool")
+	os.MkdirAll(filepath.Join(src, "recipes"), 0o755)
+	os.WriteFile(filepath.Join(src, "recipes", "r.md"), []byte("r"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	app, stdout, stderr := newTestApp(t)
+	if code := app.run(t.Context(), []string{"plugin", "add", src, "--name", "me/tool"}); code != 0 {
+		t.Fatalf("add: %d %s", code, stderr)
+	}
+	if code := app.run(t.Context(), []string{"doctor"}); code != 0 {
+		t.Fatalf("healthy doctor exited %d: %s%s", code, stdout, stderr)
+	}
+	t.Setenv("PATH", t.TempDir())
+	stdout.Reset()
+	if code := app.run(t.Context(), []string{"doctor"}); code != exitFailure {
+		t.Errorf("doctor without git exited %d", code)
+	}
+	if !strings.Contains(stdout.String(), "local plugin me/tool comes from a local git repository, and git is not installed") {
+		t.Errorf("stdout:\n%s", stdout)
 	}
 }
