@@ -149,6 +149,9 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 	if d.Status != discovery.Active {
 		a.warnf("quiver: %s %s is %s: %s", k.kind, d.Name, d.Status, d.Reason)
 	}
+	// Listings carry cached summaries; show parses the file itself.
+	full := discovery.InspectDoc(k.kind, d.Path, d.Name)
+	d.Frontmatter, d.Body = full.Frontmatter, full.Body
 	if asJSON {
 		out := docShowJSON{docJSON: toDocJSON(d), Frontmatter: d.Frontmatter, Body: d.Body}
 		if out.Frontmatter == nil {

@@ -182,11 +182,11 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	}
 	trusted := trust.Trusted()
 	hs := &HookSet{Trust: trust}
-	caches := map[plugins.Location]*typeCache{}
+	types := newCaches[hookType](typeCacheFile)
 	type pending struct {
 		index int
 		info  os.FileInfo
-		cache *typeCache
+		cache *fileCache[hookType]
 	}
 	var asks []pending
 	for _, s := range srcs {
@@ -219,12 +219,8 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 				h.Status, h.Reason = Disabled, "file name ends in "+plugins.DisabledSuffix
 			}
 			if h.Status == Active {
-				c := caches[s.location]
-				if c == nil {
-					c = loadTypeCache(scopeOf(o.Layout, s.location))
-					caches[s.location] = c
-				}
-				if fi, err := os.Stat(h.Path); err != nil {
+				c := types.of(o.Layout, s.location)
+				if fi, err := statOf(s.contents, h.Path); err != nil {
 					h.Status, h.Reason = Invalid, err.Error()
 				} else if e, ok := c.lookup(h.Path, fi); ok {
 					applyType(&h, e)
@@ -245,11 +241,17 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 		queries[i] = typeQuery{hook: &hs.Hooks[p.index], info: p.info, cache: p.cache}
 	}
 	askTypes(ctx, queries, o.Layout.ProjectDir, o.Env, timeout)
-	for _, c := range caches {
-		c.save()
-	}
+	types.save()
 	resolveHooks(hs.Hooks)
 	return hs, nil
+}
+
+// statOf returns the file info the scan already has, else stats the file.
+func statOf(c plugins.Contents, path string) (os.FileInfo, error) {
+	if fi, ok := c.Info[path]; ok {
+		return fi, nil
+	}
+	return os.Stat(path)
 }
 
 func scopeOf(l plugins.Layout, loc plugins.Location) plugins.Scope {

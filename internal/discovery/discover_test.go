@@ -119,7 +119,7 @@ func hookSummary(hs *HookSet) []string {
 	return summary(hs.Hooks, func(h Hook) (string, Status, string) { return h.Name, h.Status, h.Reason })
 }
 
-func docSummary(ds []Doc) []string {
+func docLines(ds []Doc) []string {
 	return summary(ds, func(d Doc) (string, Status, string) { return d.Name, d.Status, d.Reason })
 }
 
@@ -148,7 +148,7 @@ func TestPrecedencePairs(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := []string{"acme/guard/r active", "acme/guard/r shadowed (shadowed by " + win.desc + ")"}
-				if got := docSummary(ds); !slices.Equal(got, want) {
+				if got := docLines(ds); !slices.Equal(got, want) {
 					t.Fatalf("got %q, want %q", got, want)
 				}
 				if ds[0].Description != "winner" || ds[0].Location != win.loc {
@@ -287,7 +287,7 @@ func TestResolverTable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := docSummary(ds); !slices.Equal(got, tt.items) {
+				if got := docLines(ds); !slices.Equal(got, tt.items) {
 					t.Fatalf("got  %q\nwant %q", got, tt.items)
 				}
 				return

@@ -49,6 +49,8 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	cache := newCaches[docSummary](string(kind) + "-" + docCacheFile)
+	defer cache.save()
 	var out []Doc
 	for _, s := range srcs {
 		items := s.contents.Recipes
@@ -56,7 +58,7 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 			items = s.contents.Skills
 		}
 		for _, it := range items {
-			d := InspectDoc(kind, it.Path, it.Name)
+			d := summarize(cache.of(o.Layout, s.location), s.contents, kind, it)
 			d.Name, d.Location, d.Plugin = ItemName(s.plugin, it.Name), s.location, s.plugin
 			switch {
 			case s.disabled:
@@ -69,6 +71,38 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 	}
 	resolveDocs(out)
 	return out, nil
+}
+
+// docSummary is what listings need of a skill or recipe, cached per file
+// version so a warm listing parses no YAML.
+type docSummary struct {
+	Description string   `json:"description,omitempty"`
+	Invalid     string   `json:"invalid,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+// summarize returns the item's listing fields, from the cache when the
+// file is unchanged. Frontmatter and Body are left empty: InspectDoc reads
+// them for show.
+func summarize(c *fileCache[docSummary], contents plugins.Contents, kind Kind, it plugins.Item) Doc {
+	fi, err := statOf(contents, it.Path)
+	if err != nil {
+		return Doc{Kind: kind, Name: it.Name, Path: it.Path, Status: Invalid, Reason: err.Error()}
+	}
+	sum, ok := c.lookup(it.Path, fi)
+	if !ok {
+		full := InspectDoc(kind, it.Path, it.Name)
+		sum = docSummary{Description: full.Description, Warnings: full.Warnings}
+		if full.Status == Invalid {
+			sum.Invalid = full.Reason
+		}
+		c.store(it.Path, fi, sum)
+	}
+	d := Doc{Kind: kind, Name: it.Name, Path: it.Path, Status: Active, Description: sum.Description, Warnings: sum.Warnings}
+	if sum.Invalid != "" {
+		d.Status, d.Reason = Invalid, sum.Invalid
+	}
+	return d
 }
 
 // InspectDoc reads one skill (its SKILL.md) or recipe file called itemName

@@ -2,16 +2,13 @@ package discovery
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/proc"
 )
 
@@ -42,83 +39,21 @@ const DefaultQueryTimeout = 5 * time.Second
 
 const typeCacheFile = "hook-types.json"
 
-// typeCache remembers each hook's answer to `hook`, keyed by absolute path
-// and validated by size, mtime and mode, so an unchanged hook is never
-// asked twice. One file per scope, under the disposable cache/ folder.
-type typeCache struct {
-	Version int                   `json:"version"`
-	Hooks   map[string]cachedType `json:"hooks"`
+// docCacheFile holds parsed skill and recipe frontmatter for listings.
+const docCacheFile = "docs.json"
 
-	path  string
-	seen  map[string]bool
-	dirty bool
-}
-
-type cachedType struct {
-	Size  int64  `json:"size"`
-	Mtime int64  `json:"mtime_ns"`
-	Mode  uint32 `json:"mode"`
+// hookType is what the type cache keeps per hook: its answer to `hook`,
+// or why it gave none.
+type hookType struct {
 	Event string `json:"event,omitempty"`
 	Error string `json:"error,omitempty"`
-}
-
-// loadTypeCache reads a scope's cache; a missing or corrupt one is empty.
-func loadTypeCache(s plugins.Scope) *typeCache {
-	c := &typeCache{path: filepath.Join(s.CacheDir(), typeCacheFile), seen: map[string]bool{}}
-	if data, err := os.ReadFile(c.path); err == nil {
-		if json.Unmarshal(data, c) != nil || c.Version != 1 {
-			*c = typeCache{path: c.path, seen: c.seen, dirty: true}
-		}
-	}
-	if c.Hooks == nil {
-		c.Hooks = map[string]cachedType{}
-	}
-	c.Version = 1
-	return c
-}
-
-// lookup returns the cached answer when the file is unchanged.
-func (c *typeCache) lookup(path string, fi os.FileInfo) (cachedType, bool) {
-	c.seen[path] = true
-	e, ok := c.Hooks[path]
-	if !ok || e.Size != fi.Size() || e.Mtime != fi.ModTime().UnixNano() || e.Mode != uint32(fi.Mode()) {
-		return cachedType{}, false
-	}
-	return e, true
-}
-
-func (c *typeCache) store(path string, e cachedType) {
-	c.Hooks[path] = e
-	c.seen[path] = true
-	c.dirty = true
-}
-
-// save writes the cache when something changed, dropping hooks that are
-// gone. Failing to write a cache is not an error: it is only a cache.
-func (c *typeCache) save() {
-	for p := range c.Hooks {
-		if !c.seen[p] {
-			delete(c.Hooks, p)
-			c.dirty = true
-		}
-	}
-	if !c.dirty {
-		return
-	}
-	data, err := json.Marshal(c)
-	if err != nil {
-		return
-	}
-	if os.MkdirAll(filepath.Dir(c.path), 0o755) == nil {
-		plugins.WriteFileAtomic(c.path, data, 0o644)
-	}
 }
 
 // typeQuery is one hook whose event must be learned.
 type typeQuery struct {
 	hook  *Hook
 	info  os.FileInfo
-	cache *typeCache
+	cache *fileCache[hookType]
 }
 
 // askTypes asks each hook `hook` in dir, at most NumCPU at a time, and
@@ -138,12 +73,12 @@ func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, tim
 			for i := range work {
 				q := qs[i]
 				event, err := AskType(ctx, q.hook.Path, dir, env, timeout)
-				e := cachedType{Size: q.info.Size(), Mtime: q.info.ModTime().UnixNano(), Mode: uint32(q.info.Mode()), Event: event}
+				e := hookType{Event: event}
 				if err != nil {
 					e.Error = err.Error()
 				}
 				mu.Lock()
-				q.cache.store(q.hook.Path, e)
+				q.cache.store(q.hook.Path, q.info, e)
 				mu.Unlock()
 				applyType(q.hook, e)
 			}
@@ -190,7 +125,7 @@ func AskType(ctx context.Context, path, dir string, env []string, timeout time.D
 }
 
 // applyType sets a hook's event, or marks it invalid.
-func applyType(h *Hook, e cachedType) {
+func applyType(h *Hook, e hookType) {
 	if e.Error != "" {
 		h.Status, h.Reason = Invalid, e.Error
 		return

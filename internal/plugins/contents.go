@@ -38,6 +38,10 @@ type Contents struct {
 	// Skipped lists files in hooks/ that cannot be hooks (not executable,
 	// unsafe names) so that validate and doctor can explain them.
 	Skipped []Skipped
+	// Info holds what the scan learned about each item's file (by Path),
+	// so that callers keying caches on size, mtime and mode need no second
+	// stat.
+	Info map[string]fs.FileInfo
 }
 
 // Empty reports whether the folder carries no hook, skill or recipe.
@@ -53,21 +57,21 @@ const DisabledSuffix = ".disable"
 // "." are ignored everywhere, README.md is never a recipe, and nothing
 // outside those three folders is looked at. Missing folders are empty.
 func ScanDir(root string) (Contents, error) {
-	var c Contents
+	c := Contents{Info: map[string]fs.FileInfo{}}
 	var err error
-	if c.Hooks, c.Skipped, err = scanHooks(filepath.Join(root, "hooks")); err != nil {
+	if c.Hooks, c.Skipped, err = scanHooks(filepath.Join(root, "hooks"), c.Info); err != nil {
 		return c, err
 	}
-	if c.Skills, err = scanSkills(filepath.Join(root, "skills")); err != nil {
+	if c.Skills, err = scanSkills(filepath.Join(root, "skills"), c.Info); err != nil {
 		return c, err
 	}
-	if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes")); err != nil {
+	if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes"), c.Info); err != nil {
 		return c, err
 	}
 	return c, nil
 }
 
-func scanHooks(dir string) (hooks []Item, skipped []Skipped, err error) {
+func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped []Skipped, err error) {
 	entries, err := readDirIfExists(dir)
 	if err != nil {
 		return nil, nil, err
@@ -95,13 +99,14 @@ func scanHooks(dir string) (hooks []Item, skipped []Skipped, err error) {
 				it.Name, it.Disabled = base, true
 			}
 			hooks = append(hooks, it)
+			info[p] = fi
 		}
 	}
 	sortItems(hooks)
 	return hooks, skipped, nil
 }
 
-func scanSkills(dir string) ([]Item, error) {
+func scanSkills(dir string, info map[string]fs.FileInfo) ([]Item, error) {
 	entries, err := readDirIfExists(dir)
 	if err != nil {
 		return nil, err
@@ -115,13 +120,14 @@ func scanSkills(dir string) ([]Item, error) {
 		p := filepath.Join(dir, name, "SKILL.md")
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			skills = append(skills, Item{Name: name, Path: p})
+			info[p] = fi
 		}
 	}
 	sortItems(skills)
 	return skills, nil
 }
 
-func scanRecipes(dir string) ([]Item, error) {
+func scanRecipes(dir string, info map[string]fs.FileInfo) ([]Item, error) {
 	var recipes []Item
 	// WalkDir does not follow a symlinked root; hooks/ and skills/ are read
 	// through links (checked to stay inside), so recipes/ must be too.
@@ -148,7 +154,8 @@ func scanRecipes(dir string) ([]Item, error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".md") || strings.EqualFold(name, "README.md") {
 			return nil
 		}
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
 		rel, _ := filepath.Rel(walkRoot, p)
@@ -157,6 +164,7 @@ func scanRecipes(dir string) ([]Item, error) {
 			return nil
 		}
 		recipes = append(recipes, Item{Name: name, Path: filepath.Join(dir, rel)})
+		info[filepath.Join(dir, rel)] = fi
 		return nil
 	})
 	sortItems(recipes)

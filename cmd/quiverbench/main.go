@@ -1,0 +1,36 @@
+// Command quiverbench measures quiver against its performance limits on
+// this machine: it builds quiver, generates a synthetic home and project
+// (N plugins of 5 hooks, 3 skills and 3 recipes; hooks are tiny #!/bin/sh
+// scripts and static Go binaries), runs each measurement repeatedly, and
+// prints medians, minimums, maximums and the ratios the targets are about.
+//
+//	go run ./cmd/quiverbench            # the full run (a few minutes)
+//	go run ./cmd/quiverbench --json     # machine-readable
+//	go run ./cmd/quiverbench --n 5 --runs 1   # a smoke test
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	// A generated Go hook is this binary under another name.
+	if base := filepath.Base(os.Args[0]); strings.HasPrefix(base, goHookPrefix) && len(os.Args) == 2 {
+		os.Exit(runGoHook(base, os.Args[1]))
+	}
+	var o options
+	flag.StringVar(&o.sizes, "n", "100,1000", "plugin counts to generate, comma-separated")
+	flag.IntVar(&o.runs, "runs", 10, "repetitions of each fast measurement (slow ones run fewer)")
+	flag.BoolVar(&o.json, "json", false, "print results as JSON")
+	flag.StringVar(&o.quiver, "quiver", "", "quiver binary to measure (default: build ./cmd/quiver)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the generated trees and print where they are")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintf(os.Stderr, "quiverbench: %v\n", err)
+		os.Exit(1)
+	}
+}
