@@ -3,6 +3,7 @@ package discovery
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"gopkg.in/yaml.v3"
 )
@@ -34,7 +35,40 @@ func ParseFrontmatter(data []byte) (map[string]any, string, error) {
 	if err := yaml.Unmarshal(yamlPart, &fm); err != nil {
 		return nil, string(rest), fmt.Errorf("frontmatter: %w", err)
 	}
+	for k, v := range fm {
+		fm[k] = jsonSafe(v)
+	}
 	return fm, string(rest), nil
+}
+
+// jsonSafe rewrites what YAML can express but JSON cannot, so that show
+// --json never fails on a file that parsed: mappings with non-string keys
+// (1: one, true: yes, ~: x) get their keys as strings, and .inf and .nan
+// become the strings "+Inf", "-Inf" and "NaN".
+func jsonSafe(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = jsonSafe(e)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[fmt.Sprint(k)] = jsonSafe(e)
+		}
+		return m
+	case []any:
+		for i, e := range t {
+			t[i] = jsonSafe(e)
+		}
+		return t
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return fmt.Sprint(t)
+		}
+	}
+	return v
 }
 
 // cutLine splits at the first newline; more is false when there is none.

@@ -106,8 +106,10 @@ func DecodeResponse(stdout []byte) (*Response, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("stdout is not a valid JSON object: %v", err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("stdout has more than one JSON value")
+	// More() is false before a stray '}' or ']', so check that the object
+	// really was all there is.
+	if dec.InputOffset() != int64(len(trimmed)) {
+		return nil, fmt.Errorf("stdout has more than one JSON object, or text after it: %s", excerpt(trimmed[dec.InputOffset():]))
 	}
 	// An explicit null means "nothing", like an absent field.
 	if isNull(r.Input) {
