@@ -110,13 +110,13 @@ func (a *App) run(ctx context.Context, args []string) int {
 // carried in newlines.
 func (a *App) printError(err error) {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	fmt.Fprintf(a.Stderr, "quiver: %s\n", msg)
+	fmt.Fprintf(a.Stderr, "quiver: %s\n", visible(msg))
 }
 
 // warnf prints a warning or notice on stderr, unless --quiet.
 func (a *App) warnf(format string, args ...any) {
 	if !a.quiet {
-		fmt.Fprintf(a.Stderr, format+"\n", args...)
+		fmt.Fprintln(a.Stderr, visible(fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -107,9 +107,9 @@ func (a *App) printReport(r report) {
 		if where != "" {
 			where += ": "
 		}
-		fmt.Fprintf(a.Stdout, "%-8s %s%s\n", f.Severity, where, f.Reason)
+		fmt.Fprintf(a.Stdout, "%-8s %s%s\n", f.Severity, visible(where), visible(f.Reason))
 		if f.Fix != "" {
-			fmt.Fprintf(a.Stdout, "%-8s fix: %s\n", "", f.Fix)
+			fmt.Fprintf(a.Stdout, "%-8s fix: %s\n", "", visible(f.Fix))
 		}
 	}
 }

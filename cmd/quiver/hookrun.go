@@ -311,7 +311,7 @@ func (a *App) findHook(ctx context.Context, layout plugins.Layout, target string
 
 func (a *App) printHookTest(r hookTestJSON) {
 	w := a.Stdout
-	fmt.Fprintf(w, "hook:      %s (%s)\n", r.Name, r.Path)
+	fmt.Fprintf(w, "hook:      %s (%s)\n", visible(r.Name), visible(r.Path))
 	switch {
 	case r.DeclareError != "":
 		fmt.Fprintf(w, "declares:  nothing valid: %s\n", r.DeclareError)
@@ -329,7 +329,7 @@ func (a *App) printHookTest(r hookTestJSON) {
 		}
 		fmt.Fprintf(w, "%s\n", label)
 		for _, line := range strings.Split(s, "\n") {
-			fmt.Fprintf(w, "  %s\n", line)
+			fmt.Fprintf(w, "  %s\n", visible(line))
 		}
 	}
 	block("stdout:", r.Stdout)
@@ -353,5 +353,5 @@ func (a *App) printHookTest(r hookTestJSON) {
 			verdict += fmt.Sprintf("; adds %d follow-up message(s)", len(r.Response.FollowUpMessages))
 		}
 	}
-	fmt.Fprintf(w, "verdict:   %s\n", verdict)
+	fmt.Fprintf(w, "verdict:   %s\n", visible(verdict))
 }

@@ -4,12 +4,34 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
+
+// visible makes control characters (terminal escapes, newlines, NUL)
+// visible as Go escapes, so text from plugins and hooks (names,
+// descriptions, reasons) can never drive the user's terminal. JSON output
+// needs no such care: encoding/json escapes them.
+func visible(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}
 
 // writeJSON prints v as indented JSON with a final newline.
 func writeJSON(w io.Writer, v any) error {
@@ -43,6 +65,9 @@ func writeTable(w io.Writer, header []string, rows [][]string) error {
 	)
 	t.Header(header)
 	for _, r := range rows {
+		for i := range r {
+			r[i] = visible(r[i])
+		}
 		if err := t.Append(r); err != nil {
 			return err
 		}

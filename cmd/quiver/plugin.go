@@ -456,7 +456,7 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	w := a.Stdout
 	field := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-12s %s\n", k+":", v)
+			fmt.Fprintf(w, "%-12s %s\n", k+":", visible(v))
 		}
 	}
 	field("name", out.Name)

@@ -98,7 +98,7 @@ func (a *App) runTrust(o trustOptions) error {
 		if err != nil {
 			rel = h.Path
 		}
-		fmt.Fprintf(a.Stdout, "  %-40s %s\n", h.Name, rel)
+		fmt.Fprintf(a.Stdout, "  %-40s %s\n", visible(h.Name), visible(rel))
 	}
 	fmt.Fprintln(a.Stdout, "They run until one of them changes; then quiver asks you again.")
 	return nil
