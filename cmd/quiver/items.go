@@ -121,8 +121,8 @@ func (a *App) runDocList(k docKind, all, asJSON bool) error {
 	rows := make([][]string, 0, len(out))
 	for _, d := range out {
 		desc := oneLine(d.Description)
-		if len(desc) > 60 {
-			desc = desc[:57] + "..."
+		if r := []rune(desc); len(r) > 60 {
+			desc = string(r[:57]) + "..."
 		}
 		row := []string{d.Name, d.Location, dash(desc)}
 		if all {

@@ -7,12 +7,15 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
@@ -254,6 +257,9 @@ func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetche
 			return Fetched{}, fmt.Errorf("%s: %w", shown, err)
 		}
 	}
+	if err := checkTree(repo, t.commit); err != nil {
+		return Fetched{}, fmt.Errorf("%s: %w", shown, err)
+	}
 	wt, err := repo.Worktree()
 	if err != nil {
 		return Fetched{}, err
@@ -263,7 +269,9 @@ func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetche
 		co = &git.CheckoutOptions{Branch: t.branch, Force: true}
 	}
 	if err := wt.Checkout(co); err != nil {
-		return Fetched{}, fmt.Errorf("check out %s: %w", t.commit, err)
+		// Name repository paths, not the staging folder they were going to.
+		msg := strings.ReplaceAll(err.Error(), dst+string(filepath.Separator), "")
+		return Fetched{}, fmt.Errorf("check out %s: %s", t.commit, msg)
 	}
 	return Fetched{Commit: t.commit.String()}, nil
 }
@@ -348,6 +356,69 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 		return target{kind: CommitRef, full: true, prefix: ref}, nil
 	}
 	return target{}, fmt.Errorf("%w: no branch, tag or commit %q", ErrRefNotFound, ref)
+}
+
+// Limits on what a plugin repository may contain. A plugin is hooks,
+// skills and recipes: files this large are a mistake or an attack, and
+// go-git holds a file in memory several times over while checking it out.
+const (
+	MaxPluginFile = 64 << 20
+	maxPathLen    = 1024
+	maxNameLen    = 255
+)
+
+// ErrUnsafeTree is wrapped by refusals of a repository's file tree.
+var ErrUnsafeTree = errors.New("repository refused")
+
+// checkTree inspects the commit's files before anything is written: paths
+// with control characters, paths that run through a symlink (a crafted tree
+// can hold "hooks" as both), over-long paths and oversized files are
+// refused with the repository path named.
+func checkTree(repo *git.Repository, commit plumbing.Hash) error {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return err
+	}
+	links := map[string]bool{}
+	var files []*object.File
+	err = tree.Files().ForEach(func(f *object.File) error {
+		if f.Mode == filemode.Symlink {
+			links[f.Name] = true
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		// go-git refuses names with control characters while walking.
+		return fmt.Errorf("%w: %v", ErrUnsafeTree, err)
+	}
+	for _, f := range files {
+		name := f.Name
+		for _, r := range name {
+			if r < 0x20 || r == 0x7f {
+				return fmt.Errorf("%w: path %q contains a control character", ErrUnsafeTree, name)
+			}
+		}
+		if len(name) > maxPathLen {
+			return fmt.Errorf("%w: path %.80q... is %d bytes long (at most %d)", ErrUnsafeTree, name, len(name), maxPathLen)
+		}
+		for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+			if links[dir] {
+				return fmt.Errorf("%w: path %q lies inside %q, which is a symlink", ErrUnsafeTree, name, dir)
+			}
+			if len(path.Base(dir)) > maxNameLen {
+				return fmt.Errorf("%w: a folder name in %.80q... is longer than %d bytes", ErrUnsafeTree, name, maxNameLen)
+			}
+		}
+		if f.Size > MaxPluginFile {
+			return fmt.Errorf("%w: %s is %d MiB; plugin files may be at most %d MiB", ErrUnsafeTree, name, f.Size>>20, MaxPluginFile>>20)
+		}
+	}
+	return nil
 }
 
 // resolvePrefix finds the one commit whose hash starts with prefix.

@@ -35,8 +35,14 @@ func CheckSymlinks(root string) error {
 		if err != nil {
 			return err
 		}
+		shown := target
+		if inside, err := filepath.Rel(root, target); err == nil && filepath.IsAbs(target) && !strings.HasPrefix(inside, "..") {
+			// go-git's checkout rewrites an absolute target to lie under
+			// the checkout; show the target the repository has.
+			shown = "/" + filepath.ToSlash(inside)
+		}
 		unsafe := func(why string) error {
-			return fmt.Errorf("%w: %s -> %s (%s)", ErrUnsafeSymlink, filepath.ToSlash(rel), target, why)
+			return fmt.Errorf("%w: %s -> %s (%s)", ErrUnsafeSymlink, filepath.ToSlash(rel), shown, why)
 		}
 		if filepath.IsAbs(target) {
 			return unsafe("absolute target")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Location names a scope as it appears in output: "local" or "global".
@@ -136,6 +137,15 @@ func ProjectDir(flag, env, wd string) (string, error) {
 			return "", fmt.Errorf("project directory %s is not a folder", d)
 		}
 		return abs, nil
+	}
+	// Inside a scope root (say, in an installed plugin's folder, which has
+	// its own .git and may carry a .quiver of its own), the project is the
+	// folder that holds the outermost .quiver.
+	if i := strings.Index(wd+string(filepath.Separator), string(filepath.Separator)+".quiver"+string(filepath.Separator)); i >= 0 {
+		wd = wd[:i]
+		if wd == "" {
+			wd = string(filepath.Separator)
+		}
 	}
 	for d := wd; ; {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {

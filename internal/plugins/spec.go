@@ -93,6 +93,11 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		if u.Host == "" || strings.Trim(u.Path, "/") == "" {
 			return s, fmt.Errorf("%w %q: the URL needs a host and a repository path", ErrInvalidSpec, raw)
 		}
+		for _, seg := range strings.Split(u.Path, "/") {
+			if seg == "." || seg == ".." {
+				return s, fmt.Errorf("%w %q: the URL path has a %q segment", ErrInvalidSpec, raw, seg)
+			}
+		}
 		s.URL = body
 		repoPath = u.Path
 	case body == "." || body == ".." || strings.HasPrefix(body, "./") || strings.HasPrefix(body, "../") || strings.HasPrefix(body, "/"):
