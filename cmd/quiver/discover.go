@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -10,8 +8,7 @@ import (
 // discoveryOptions wires discovery to the environment: hooks are asked
 // their event with the caller's environment, QUIVER_TRUST_ALL=1 trusts all.
 func (a *App) discoveryOptions(layout plugins.Layout) discovery.Options {
-	env := os.Environ()
-	env = append(env, "QUIVER_PROJECT_DIR="+layout.ProjectDir)
+	env := append(hookEnv(), "QUIVER_PROJECT_DIR="+layout.ProjectDir)
 	return discovery.Options{
 		Layout:   layout,
 		Env:      env,

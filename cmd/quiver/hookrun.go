@@ -120,7 +120,20 @@ func (a *App) parseEventPayload(cmd *cobra.Command, event, file, projectDir stri
 }
 
 func (a *App) executor(layout plugins.Layout, timeout time.Duration) *hooks.Executor {
-	return &hooks.Executor{ProjectDir: layout.ProjectDir, Env: os.Environ(), Timeout: timeout}
+	return &hooks.Executor{ProjectDir: layout.ProjectDir, Env: hookEnv(), Timeout: timeout}
+}
+
+// hookEnv is the caller's environment without QUIVER_GIT_TOKEN: that token
+// is for quiver's fetches, not for other people's hooks. (GITHUB_TOKEN is
+// the user's and stays: hooks may need it for GitHub.)
+func hookEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "QUIVER_GIT_TOKEN=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {

@@ -111,11 +111,21 @@ func fingerprint(project string, hooks []ProjectHook) (string, error) {
 	}
 	h := sha256.New()
 	for _, ph := range hooks {
+		// A plugin being replaced or removed right now may take a file
+		// away between the scan and here: it then simply is not part of
+		// the fingerprint (which therefore differs: untrusted, the safe
+		// side), rather than failing the agent's hook run.
 		fi, err := os.Stat(ph.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return "", err
 		}
 		f, err := os.Open(ph.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return "", err
 		}
@@ -138,7 +148,7 @@ func fingerprint(project string, hooks []ProjectHook) (string, error) {
 // loadTrust computes the project's trust state from the local sources.
 func loadTrust(l plugins.Layout, srcs []source, all bool) (Trust, error) {
 	t := Trust{Project: l.ProjectDir, All: all, Hooks: projectHooks(srcs)}
-	if l.Local == nil || len(t.Hooks) == 0 {
+	if l.Local == nil || len(t.Hooks) == 0 || all {
 		return t, nil
 	}
 	var err error

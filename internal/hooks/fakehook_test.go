@@ -110,6 +110,94 @@ func fakeHook(name string, args []string) int {
 		os.Stdin.Close()
 		return reply(map[string]any{"blocked": false})
 	}
+	if code, ok := hostileHook(name); ok {
+		return code
+	}
 	fmt.Fprintf(os.Stderr, "unknown fake hook %q\n", name)
 	return 1
+}
+
+// hostileHook holds the fake hooks that misbehave on purpose (see
+// hostile_test.go); ok is false for a name it does not know.
+func hostileHook(name string) (code int, ok bool) {
+	pidFile := func(pid int) {
+		if f := os.Getenv("FAKE_PID_FILE"); f != "" {
+			os.WriteFile(f, []byte(fmt.Sprint(pid)), 0o644)
+		}
+	}
+	forever := func(w io.Writer) int {
+		chunk := []byte(strings.Repeat("x", 64<<10)) // no newline anywhere
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return 0
+			}
+		}
+	}
+	switch name {
+	case "infinite":
+		return forever(os.Stdout), true
+	case "infinite-stderr":
+		return forever(os.Stderr), true
+	case "infinite-fork":
+		// A child in our process group writes stdout forever; we leave.
+		c := exec.Command(os.Args[0], "run")
+		c.Env = append(os.Environ(), "QUIVER_HOOK_NAME=infinite")
+		c.Stdout = os.Stdout
+		if err := c.Start(); err != nil {
+			return 1, true
+		}
+		pidFile(c.Process.Pid)
+		return 0, true
+	case "no-newline":
+		fmt.Print(`{"input":{"newline":false}}`)
+		return 0, true
+	case "long-line":
+		os.Stdout.WriteString(strings.Repeat("a", 512<<10))
+		return 0, true
+	case "binary", "binary-object":
+		b := make([]byte, 256<<10)
+		for i := range b {
+			b[i] = byte(i*131 + i/7) // every byte value, NULs and invalid UTF-8 included
+		}
+		if name == "binary-object" {
+			b[0] = '{'
+		}
+		os.Stdout.Write(b)
+		return 0, true
+	case "daemon":
+		// A background child that holds none of our pipes and outlives us.
+		c := exec.Command("sleep", "60")
+		if err := c.Start(); err != nil {
+			return 1, true
+		}
+		pidFile(c.Process.Pid)
+		return 0, true
+	case "hold-stdin":
+		// A child that inherits stdin and never reads it; we leave at once.
+		c := exec.Command("sleep", "60")
+		c.Stdin = os.Stdin
+		if err := c.Start(); err != nil {
+			return 1, true
+		}
+		pidFile(c.Process.Pid)
+		return 0, true
+	case "read-some-close":
+		buf := make([]byte, 4<<10)
+		io.ReadFull(os.Stdin, buf)
+		os.Stdin.Close()
+		fmt.Println(`{"output":"read some"}`)
+		return 0, true
+	case "self-delete":
+		exe, err := os.Executable()
+		if err != nil {
+			return 1, true
+		}
+		if err := os.Remove(exe); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		fmt.Println(`{"output":"deleted myself"}`)
+		return 0, true
+	}
+	return 0, false
 }

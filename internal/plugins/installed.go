@@ -129,7 +129,7 @@ func ResolveName(spec Spec, override string) (Name, error) {
 		}
 	}
 	if spec.Name.IsZero() {
-		return Name{}, fmt.Errorf("%w %q: cannot derive an org/repo name from it; give one with --name org/repo", ErrInvalidSpec, spec.Raw)
+		return Name{}, fmt.Errorf("%w %q: cannot derive an org/repo name from it; give one with --name org/repo", ErrInvalidSpec, RedactURL(spec.Raw))
 	}
 	return spec.Name, nil
 }

@@ -69,7 +69,8 @@ func (in *Installer) recover() error {
 			if err := in.replay(n); err != nil {
 				return err
 			}
-		case strings.HasPrefix(name, ".stage-"), strings.HasPrefix(name, ".backup-"), strings.HasPrefix(name, ".trash-"):
+		case strings.HasPrefix(name, ".stage-"), strings.HasPrefix(name, ".backup-"), strings.HasPrefix(name, ".trash-"),
+			strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-"): // an interrupted journal write
 			stray = append(stray, name)
 		}
 	}

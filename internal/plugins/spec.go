@@ -60,8 +60,9 @@ var (
 // ref given with @REF is returned in Spec.Ref; the caller merges --ref.
 func ParseSpec(raw, base, dir string) (Spec, error) {
 	s := Spec{Raw: raw}
+	shown := RedactURL(raw) // errors quote the spec, never its password
 	if raw == "" || strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, "\x00\n\r\t") {
-		return s, fmt.Errorf("%w %q: empty or contains whitespace", ErrInvalidSpec, raw)
+		return s, fmt.Errorf("%w %q: empty or contains whitespace", ErrInvalidSpec, shown)
 	}
 	body, ref := splitRef(raw)
 	if ref != "" {
@@ -76,26 +77,26 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		body = "file://" + body[7:]
 		u, err := url.Parse(body)
 		if err != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-			return s, fmt.Errorf("%w %q: want file:///absolute/path", ErrInvalidSpec, raw)
+			return s, fmt.Errorf("%w %q: want file:///absolute/path", ErrInvalidSpec, shown)
 		}
 		s.Path = filepath.Clean(u.Path)
 		repoPath = s.Path
 	case schemeLike.MatchString(body):
 		u, err := url.Parse(body)
 		if err != nil {
-			return s, fmt.Errorf("%w %q: %v", ErrInvalidSpec, raw, err)
+			return s, fmt.Errorf("%w %q: %v", ErrInvalidSpec, shown, err)
 		}
 		switch strings.ToLower(u.Scheme) {
 		case "https", "http", "ssh":
 		default:
-			return s, fmt.Errorf("%w %q: unsupported scheme %q (use https, http, ssh or file)", ErrInvalidSpec, raw, u.Scheme)
+			return s, fmt.Errorf("%w %q: unsupported scheme %q (use https, http, ssh or file)", ErrInvalidSpec, shown, u.Scheme)
 		}
 		if u.Host == "" || strings.Trim(u.Path, "/") == "" {
-			return s, fmt.Errorf("%w %q: the URL needs a host and a repository path", ErrInvalidSpec, raw)
+			return s, fmt.Errorf("%w %q: the URL needs a host and a repository path", ErrInvalidSpec, shown)
 		}
 		for _, seg := range strings.Split(u.Path, "/") {
 			if seg == "." || seg == ".." {
-				return s, fmt.Errorf("%w %q: the URL path has a %q segment", ErrInvalidSpec, raw, seg)
+				return s, fmt.Errorf("%w %q: the URL path has a %q segment", ErrInvalidSpec, shown, seg)
 			}
 		}
 		s.URL = body
@@ -115,7 +116,7 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		repo = strings.TrimSuffix(repo, ".git")
 		n, err := NewName(org, repo)
 		if err != nil {
-			return s, fmt.Errorf("%w %q: not org/repo, a URL or a path (write a folder as ./%s): %w", ErrInvalidSpec, raw, body, err)
+			return s, fmt.Errorf("%w %q: not org/repo, a URL or a path (write a folder as ./%s): %w", ErrInvalidSpec, shown, body, err)
 		}
 		if base == "" {
 			base = DefaultGitBase
@@ -124,7 +125,7 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		s.Name, s.Shorthand = n, true
 		return s, nil
 	default:
-		return s, fmt.Errorf("%w %q: want org/repo, a URL or a path (./dir)", ErrInvalidSpec, raw)
+		return s, fmt.Errorf("%w %q: want org/repo, a URL or a path (./dir)", ErrInvalidSpec, shown)
 	}
 	s.Name = nameFromPath(repoPath)
 	return s, nil

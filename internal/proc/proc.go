@@ -82,7 +82,9 @@ func Run(ctx context.Context, s Spec) Result {
 		r.Duration = time.Since(start)
 		return r
 	}
-	err := cmd.Wait()
+	// Wait's error adds nothing to ProcessState and the context; with
+	// WaitDelay it returns even while a grandchild holds the pipes.
+	_ = cmd.Wait()
 	r.Duration = time.Since(start)
 	r.Stdout, r.StdoutOverflow = stdout.bytes()
 	r.Stderr, _ = stderr.bytes()
@@ -91,10 +93,11 @@ func Run(ctx context.Context, s Spec) Result {
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		r.ExitCode = cmd.ProcessState.ExitCode()
 	}
-	if errors.Is(err, exec.ErrWaitDelay) {
-		// Exited, but something it started still holds the pipes.
-		killGroup()
-	}
+	// Whatever the hook started and left behind in its group (a daemon, a
+	// background job, a child still holding the pipes) goes with it:
+	// nothing of a hook outlives its run. A child that called setsid has
+	// left the group and is beyond reach.
+	killGroup()
 	return r
 }
 
