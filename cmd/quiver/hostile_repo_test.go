@@ -532,7 +532,10 @@ func TestHostileHugeFile(t *testing.T) {
 	}
 	// Memory must not grow with the file: stay well under its size.
 	if limit := int64(size>>10) / 2; maxRSS > limit {
-		t.Skipf("BUG: peak RSS %d MiB for a %d MiB file (limit %d MiB): memory grows with the file; go-git's fetch and checkout hold the blob in memory, several times over", maxRSS>>10, size>>20, limit>>10)
+		// Files over plugins.MaxPluginFile are refused before checkout
+		// (which held the blob several times over: 739 MiB), but go-git's
+		// fetch still inflates the largest object once.
+		t.Skipf("KNOWN LIMIT: peak RSS %d MiB for a %d MiB file (limit %d MiB): go-git's fetch holds the largest object in memory before quiver can refuse it", maxRSS>>10, size>>20, limit>>10)
 	}
 }
 
