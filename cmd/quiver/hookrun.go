@@ -136,19 +136,33 @@ func hookEnv() []string {
 	return env
 }
 
+// eventInput is what hook run and hook test start from.
+type eventInput struct {
+	timeout time.Duration
+	layout  plugins.Layout
+	payload hooks.Payload
+}
+
+// readEventInput resolves the timeout, the scopes, and the event's payload.
+func (a *App) readEventInput(cmd *cobra.Command, event, payloadFile, timeoutFlag string) (eventInput, error) {
+	var in eventInput
+	var err error
+	if in.timeout, err = a.hookTimeout(cmd, timeoutFlag); err != nil {
+		return in, err
+	}
+	if in.layout, err = a.layout(); err != nil {
+		return in, err
+	}
+	in.payload, err = a.parseEventPayload(cmd, event, payloadFile, in.layout.ProjectDir)
+	return in, err
+}
+
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
-	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
 	if err != nil {
 		return err
 	}
-	layout, err := a.layout()
-	if err != nil {
-		return err
-	}
-	payload, err := a.parseEventPayload(cmd, o.Event, o.PayloadFile, layout.ProjectDir)
-	if err != nil {
-		return err
-	}
+	timeout, layout, payload := in.timeout, in.layout, in.payload
 	res := hooks.EmptyResult(o.Event)
 	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
 		if res, err = a.fire(cmd.Context(), layout, o, timeout, payload); err != nil {
@@ -249,18 +263,11 @@ project hooks are refused by name: pass the path to run one deliberately.`,
 }
 
 func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
-	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
 	if err != nil {
 		return err
 	}
-	layout, err := a.layout()
-	if err != nil {
-		return err
-	}
-	payload, err := a.parseEventPayload(cmd, o.Event, o.PayloadFile, layout.ProjectDir)
-	if err != nil {
-		return err
-	}
+	timeout, layout, payload := in.timeout, in.layout, in.payload
 	h, err := a.findHook(cmd.Context(), layout, o.Target)
 	if err != nil {
 		return err
