@@ -1,102 +1,169 @@
 package discovery
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // fileCache remembers something learned from a file (a hook's answer to
 // `hook`, a skill's parsed frontmatter), keyed by the file's absolute path
-// and valid while its size, mtime and mode are unchanged. One JSON file per
+// and valid while its size, mtime and mode are unchanged. One file per
 // scope and kind under the disposable cache/ folder; a missing or corrupt
 // one is simply empty, and failing to write one is not an error.
+//
+// The format is one line per file, "size mtime mode path value" with the
+// path and the value quoted, because decoding thousands of entries with
+// encoding/json cost more than the rest of a warm discovery.
 type fileCache[V any] struct {
-	Version int                      `json:"version"`
-	Files   map[string]cacheEntry[V] `json:"files"`
-
+	codec codec[V]
+	files map[string]cacheEntry[V]
 	path  string
 	seen  map[string]bool
 	dirty bool
 }
 
 type cacheEntry[V any] struct {
-	Size  int64  `json:"size"`
-	Mtime int64  `json:"mtime_ns"`
-	Mode  uint32 `json:"mode"`
-	Value V      `json:"value"`
+	size, mtime int64
+	mode        uint32
+	value       V
 }
 
-const cacheVersion = 2
+// codec turns a cached value into one string and back.
+type codec[V any] struct {
+	encode func(V) string
+	decode func(string) (V, bool)
+}
 
-func loadFileCache[V any](s plugins.Scope, name string) *fileCache[V] {
-	c := &fileCache[V]{path: filepath.Join(s.CacheDir(), name), seen: map[string]bool{}}
-	if data, err := os.ReadFile(c.path); err == nil {
-		if json.Unmarshal(data, c) != nil || c.Version != cacheVersion {
-			*c = fileCache[V]{path: c.path, seen: c.seen, dirty: true}
+// cacheHeader starts every cache file; another header means another format.
+const cacheHeader = "quiver-cache 3"
+
+func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V] {
+	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), seen: map[string]bool{}}
+	data, err := os.ReadFile(fc.path)
+	if err != nil {
+		return fc
+	}
+	header, rest, _ := strings.Cut(string(data), "\n")
+	if header != cacheHeader {
+		fc.dirty = true
+		return fc
+	}
+	for line := range strings.SplitSeq(rest, "\n") {
+		if line == "" {
+			continue
 		}
+		e, p, ok := fc.parse(line)
+		if !ok {
+			fc.files, fc.dirty = map[string]cacheEntry[V]{}, true // corrupt: start over
+			return fc
+		}
+		fc.files[p] = e
 	}
-	if c.Files == nil {
-		c.Files = map[string]cacheEntry[V]{}
+	return fc
+}
+
+func (fc *fileCache[V]) parse(line string) (cacheEntry[V], string, bool) {
+	var e cacheEntry[V]
+	f := strings.SplitN(line, " ", 4)
+	if len(f) != 4 {
+		return e, "", false
 	}
-	c.Version = cacheVersion
-	return c
+	var err1, err2, err3 error
+	e.size, err1 = strconv.ParseInt(f[0], 10, 64)
+	e.mtime, err2 = strconv.ParseInt(f[1], 10, 64)
+	mode, err3 := strconv.ParseUint(f[2], 10, 32)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return e, "", false
+	}
+	e.mode = uint32(mode)
+	p, rest, ok := cutQuoted(f[3])
+	if !ok || len(rest) < 2 || rest[0] != ' ' {
+		return e, "", false
+	}
+	v, rest, ok := cutQuoted(rest[1:])
+	if !ok || rest != "" {
+		return e, "", false
+	}
+	if e.value, ok = fc.codec.decode(v); !ok {
+		return e, "", false
+	}
+	return e, p, true
+}
+
+// cutQuoted reads one Go-quoted string from the start of s.
+func cutQuoted(s string) (string, string, bool) {
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", "", false
+	}
+	v, err := strconv.Unquote(q)
+	return v, s[len(q):], err == nil
 }
 
 // lookup returns the cached value when the file is unchanged.
-func (c *fileCache[V]) lookup(path string, fi os.FileInfo) (V, bool) {
-	c.seen[path] = true
-	e, ok := c.Files[path]
-	if !ok || e.Size != fi.Size() || e.Mtime != fi.ModTime().UnixNano() || e.Mode != uint32(fi.Mode()) {
+func (fc *fileCache[V]) lookup(path string, fi os.FileInfo) (V, bool) {
+	fc.seen[path] = true
+	e, ok := fc.files[path]
+	if !ok || e.size != fi.Size() || e.mtime != fi.ModTime().UnixNano() || e.mode != uint32(fi.Mode()) {
 		var zero V
 		return zero, false
 	}
-	return e.Value, true
+	return e.value, true
 }
 
-func (c *fileCache[V]) store(path string, fi os.FileInfo, v V) {
-	c.Files[path] = cacheEntry[V]{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode()), Value: v}
-	c.seen[path] = true
-	c.dirty = true
+func (fc *fileCache[V]) store(path string, fi os.FileInfo, v V) {
+	fc.files[path] = cacheEntry[V]{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: uint32(fi.Mode()), value: v}
+	fc.seen[path] = true
+	fc.dirty = true
 }
 
 // save writes the cache when something changed, dropping files that were
 // not looked up (gone, or no longer in effect).
-func (c *fileCache[V]) save() {
-	for p := range c.Files {
-		if !c.seen[p] {
-			delete(c.Files, p)
-			c.dirty = true
+func (fc *fileCache[V]) save() {
+	for p := range fc.files {
+		if !fc.seen[p] {
+			delete(fc.files, p)
+			fc.dirty = true
 		}
 	}
-	if !c.dirty {
+	if !fc.dirty {
 		return
 	}
-	data, err := json.Marshal(c)
-	if err != nil {
-		return
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	w.WriteString(cacheHeader + "\n")
+	for p, e := range fc.files {
+		w.WriteString(strconv.FormatInt(e.size, 10) + " " + strconv.FormatInt(e.mtime, 10) + " " +
+			strconv.FormatUint(uint64(e.mode), 10) + " " + strconv.Quote(p) + " " + strconv.Quote(fc.codec.encode(e.value)) + "\n")
 	}
-	if os.MkdirAll(filepath.Dir(c.path), 0o755) == nil {
-		plugins.WriteFileAtomic(c.path, data, 0o644)
+	w.Flush()
+	if os.MkdirAll(filepath.Dir(fc.path), 0o755) == nil {
+		plugins.WriteFileAtomic(fc.path, buf.Bytes(), 0o644)
 	}
 }
 
 // caches holds one cache per scope location for one kind of value.
 type caches[V any] struct {
-	name string
-	by   map[plugins.Location]*fileCache[V]
+	name  string
+	codec codec[V]
+	by    map[plugins.Location]*fileCache[V]
 }
 
-func newCaches[V any](name string) *caches[V] {
-	return &caches[V]{name: name, by: map[plugins.Location]*fileCache[V]{}}
+func newCaches[V any](name string, c codec[V]) *caches[V] {
+	return &caches[V]{name: name, codec: c, by: map[plugins.Location]*fileCache[V]{}}
 }
 
 func (cs *caches[V]) of(l plugins.Layout, loc plugins.Location) *fileCache[V] {
 	c := cs.by[loc]
 	if c == nil {
-		c = loadFileCache[V](scopeOf(l, loc), cs.name)
+		c = loadFileCache(scopeOf(l, loc), cs.name, cs.codec)
 		cs.by[loc] = c
 	}
 	return c
@@ -105,5 +172,35 @@ func (cs *caches[V]) of(l plugins.Layout, loc plugins.Location) *fileCache[V] {
 func (cs *caches[V]) save() {
 	for _, c := range cs.by {
 		c.save()
+	}
+}
+
+// hookTypeCodec stores an event as itself and a failure as "!" + reason.
+var hookTypeCodec = codec[hookType]{
+	encode: func(h hookType) string {
+		if h.Error != "" {
+			return "!" + h.Error
+		}
+		return h.Event
+	},
+	decode: func(s string) (hookType, bool) {
+		if reason, ok := strings.CutPrefix(s, "!"); ok {
+			return hookType{Error: reason}, true
+		}
+		return hookType{Event: s}, ValidEvent(s)
+	},
+}
+
+// jsonCodec stores any value as JSON, for the less frequent kinds.
+func jsonCodec[V any]() codec[V] {
+	return codec[V]{
+		encode: func(v V) string {
+			b, _ := json.Marshal(v)
+			return string(b)
+		},
+		decode: func(s string) (V, bool) {
+			var v V
+			return v, json.Unmarshal([]byte(s), &v) == nil
+		},
 	}
 }

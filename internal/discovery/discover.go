@@ -60,14 +60,15 @@ func (s source) describe() string {
 	return string(s.location) + " " + s.plugin.String()
 }
 
-// scopeSources lists a scope's standalone folder and its plugins.
-func scopeSources(s plugins.Scope, project bool) ([]source, error) {
-	standalone, err := plugins.ScanDir(s.Root)
+// scopeSources lists a scope's standalone folder and its plugins, reading
+// only the given kinds of items.
+func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds) ([]source, error) {
+	standalone, err := plugins.Scan(s.Root, kinds)
 	if err != nil {
 		return nil, err
 	}
 	out := []source{{location: s.Location, root: s.Root, contents: standalone, project: project}}
-	ps, err := plugins.ListPlugins(s)
+	ps, err := plugins.ListPluginsOf(s, kinds, false)
 	if err != nil {
 		return nil, err
 	}
@@ -83,21 +84,21 @@ func scopeSources(s plugins.Scope, project bool) ([]source, error) {
 	return out, nil
 }
 
-func localSources(l plugins.Layout) ([]source, error) {
+func localSources(l plugins.Layout, kinds plugins.Kinds) ([]source, error) {
 	if l.Local == nil {
 		return nil, nil
 	}
-	return scopeSources(*l.Local, true)
+	return scopeSources(*l.Local, true, kinds)
 }
 
 // sources lists all four sources in precedence order (SPEC §4) and marks
 // global plugins that a local install shadows as a whole.
-func sources(l plugins.Layout) ([]source, error) {
-	local, err := localSources(l)
+func sources(l plugins.Layout, kinds plugins.Kinds) ([]source, error) {
+	local, err := localSources(l, kinds)
 	if err != nil {
 		return nil, err
 	}
-	global, err := scopeSources(l.Global, false)
+	global, err := scopeSources(l.Global, false, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +173,7 @@ func (hs *HookSet) UntrustedCount() int {
 // only new or changed hooks are asked, concurrently. Untrusted project
 // hooks and disabled ones are never executed.
 func Hooks(ctx context.Context, o Options) (*HookSet, error) {
-	srcs, err := sources(o.Layout)
+	srcs, err := sources(o.Layout, plugins.HookKind)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +183,7 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	}
 	trusted := trust.Trusted()
 	hs := &HookSet{Trust: trust}
-	types := newCaches[hookType](typeCacheFile)
+	types := newCaches(typeCacheFile, hookTypeCodec)
 	type pending struct {
 		index int
 		info  os.FileInfo

@@ -45,11 +45,15 @@ func Skills(o Options) ([]Doc, error) { return docs(o, Skill) }
 func Recipes(o Options) ([]Doc, error) { return docs(o, Recipe) }
 
 func docs(o Options, kind Kind) ([]Doc, error) {
-	srcs, err := sources(o.Layout)
+	kinds := plugins.RecipeKind
+	if kind == Skill {
+		kinds = plugins.SkillKind
+	}
+	srcs, err := sources(o.Layout, kinds)
 	if err != nil {
 		return nil, err
 	}
-	cache := newCaches[docSummary](string(kind) + "-" + docCacheFile)
+	cache := newCaches(string(kind)+"-"+docCacheFile, jsonCodec[docSummary]())
 	defer cache.save()
 	var out []Doc
 	for _, s := range srcs {

@@ -37,10 +37,10 @@ func ValidEvent(s string) bool {
 // DefaultQueryTimeout bounds the `<hook> hook` question.
 const DefaultQueryTimeout = 5 * time.Second
 
-const typeCacheFile = "hook-types.json"
+const typeCacheFile = "hook-types"
 
 // docCacheFile holds parsed skill and recipe frontmatter for listings.
-const docCacheFile = "docs.json"
+const docCacheFile = "docs"
 
 // hookType is what the type cache keeps per hook: its answer to `hook`,
 // or why it gave none.

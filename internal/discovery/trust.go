@@ -165,7 +165,7 @@ func loadTrust(l plugins.Layout, srcs []source, all bool) (Trust, error) {
 
 // ProjectTrust returns the trust state of the layout's project.
 func ProjectTrust(l plugins.Layout, trustAll bool) (Trust, error) {
-	srcs, err := localSources(l)
+	srcs, err := localSources(l, plugins.HookKind)
 	if err != nil {
 		return Trust{}, err
 	}

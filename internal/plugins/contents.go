@@ -52,21 +52,42 @@ func (c Contents) Empty() bool {
 // DisabledSuffix marks a hook file that is listed but never run.
 const DisabledSuffix = ".disable"
 
+// Kinds selects which item kinds a scan reads; reading only what a command
+// needs keeps warm listings fast (each folder costs system calls).
+type Kinds uint8
+
+// The item kinds.
+const (
+	HookKind Kinds = 1 << iota
+	SkillKind
+	RecipeKind
+	AllKinds = HookKind | SkillKind | RecipeKind
+)
+
 // ScanDir reads the layout of SPEC §2 under root: executables directly in
 // hooks/, skills/<name>/SKILL.md, recipes/**/<name>.md. Names starting with
 // "." are ignored everywhere, README.md is never a recipe, and nothing
 // outside those three folders is looked at. Missing folders are empty.
-func ScanDir(root string) (Contents, error) {
+func ScanDir(root string) (Contents, error) { return Scan(root, AllKinds) }
+
+// Scan is ScanDir for the given kinds only; the others stay empty.
+func Scan(root string, k Kinds) (Contents, error) {
 	c := Contents{Info: map[string]fs.FileInfo{}}
 	var err error
-	if c.Hooks, c.Skipped, err = scanHooks(filepath.Join(root, "hooks"), c.Info); err != nil {
-		return c, err
+	if k&HookKind != 0 {
+		if c.Hooks, c.Skipped, err = scanHooks(filepath.Join(root, "hooks"), c.Info); err != nil {
+			return c, err
+		}
 	}
-	if c.Skills, err = scanSkills(filepath.Join(root, "skills"), c.Info); err != nil {
-		return c, err
+	if k&SkillKind != 0 {
+		if c.Skills, err = scanSkills(filepath.Join(root, "skills"), c.Info); err != nil {
+			return c, err
+		}
 	}
-	if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes"), c.Info); err != nil {
-		return c, err
+	if k&RecipeKind != 0 {
+		if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes"), c.Info); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }

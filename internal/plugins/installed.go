@@ -33,7 +33,7 @@ func ReadPlugin(s Scope, n Name) (Plugin, error) {
 	if err != nil {
 		return Plugin{}, err
 	}
-	p, ok, err := readPlugin(s, n, lock)
+	p, ok, err := readPlugin(s, n, lock, AllKinds, true)
 	if err != nil {
 		return Plugin{}, err
 	}
@@ -43,7 +43,7 @@ func ReadPlugin(s Scope, n Name) (Plugin, error) {
 	return p, nil
 }
 
-func readPlugin(s Scope, n Name, lock *Lock) (Plugin, bool, error) {
+func readPlugin(s Scope, n Name, lock *Lock, kinds Kinds, manifest bool) (Plugin, bool, error) {
 	p := Plugin{Name: n, Scope: s, Dir: s.PluginDir(n)}
 	p.Entry, p.Locked = lock.Plugins[n.String()]
 	if _, err := os.Lstat(p.Dir); errors.Is(err, fs.ErrNotExist) {
@@ -53,17 +53,23 @@ func readPlugin(s Scope, n Name, lock *Lock) (Plugin, bool, error) {
 		return p, false, err
 	}
 	var err error
-	if p.Contents, err = ScanDir(p.Dir); err != nil {
+	if p.Contents, err = Scan(p.Dir, kinds); err != nil {
 		return p, false, fmt.Errorf("read plugin %s: %w", n, err)
 	}
-	// A broken plugin.yaml does not hide the plugin; validate reports it.
-	p.Manifest, _ = ReadManifest(p.Dir)
+	if manifest {
+		// A broken plugin.yaml does not hide the plugin; validate reports it.
+		p.Manifest, _ = ReadManifest(p.Dir)
+	}
 	return p, true, nil
 }
 
 // ListPlugins returns the plugins of scope s by name: every folder in
 // plugins/ with a valid name, and lock entries whose folder is missing.
-func ListPlugins(s Scope) ([]Plugin, error) {
+func ListPlugins(s Scope) ([]Plugin, error) { return ListPluginsOf(s, AllKinds, true) }
+
+// ListPluginsOf is ListPlugins scanning only the given kinds, and reading
+// plugin.yaml only when manifest is set.
+func ListPluginsOf(s Scope, kinds Kinds, manifest bool) ([]Plugin, error) {
 	lock, err := ReadLock(s.LockPath())
 	if err != nil {
 		return nil, err
@@ -79,7 +85,7 @@ func ListPlugins(s Scope) ([]Plugin, error) {
 			return nil
 		}
 		seen[n.String()] = true
-		p, ok, err := readPlugin(s, n, lock)
+		p, ok, err := readPlugin(s, n, lock, kinds, manifest)
 		if err != nil {
 			return err
 		}
