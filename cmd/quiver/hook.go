@@ -84,7 +84,9 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 		return writeJSON(a.Stdout, out)
 	}
 	if len(out) == 0 {
-		a.warnf("No hooks. Install a plugin with quiver plugin add, or put executables in .quiver/hooks/.")
+		if hs.UntrustedCount() == 0 {
+			a.warnf("No hooks. Install a plugin with quiver plugin add, or put executables in .quiver/hooks/.")
+		}
 		return nil
 	}
 	header := []string{"NAME", "EVENT", "LOCATION"}
