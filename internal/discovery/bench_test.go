@@ -82,3 +82,44 @@ func BenchmarkDiscoverSkills(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTypeCacheLoad reads a 5,000-entry hook type cache, the fixed
+// cost of every warm discovery at N = 1,000.
+func BenchmarkTypeCacheLoad(b *testing.B) {
+	s := plugins.Scope{Location: plugins.Global, Root: b.TempDir()}
+	fc := loadFileCache(s, typeCacheFile, hookTypeCodec)
+	fi, err := os.Stat(s.Root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 5000 {
+		fc.store(filepath.Join(s.Root, "plugins", fmt.Sprintf("org%d@plugin%d", i/5, i/5), "hooks", fmt.Sprintf("hook%d", i%5)), fi, hookType{Event: Events[i%5]})
+	}
+	fc.save()
+	for b.Loop() {
+		if c := loadFileCache(s, typeCacheFile, hookTypeCodec); len(c.files) != 5000 {
+			b.Fatal(len(c.files))
+		}
+	}
+}
+
+// BenchmarkResolve is the precedence rule over 5,000 hooks where every
+// name is held twice (local and global), the pure part of discovery.
+func BenchmarkResolve(b *testing.B) {
+	base := make([]Hook, 0, 5000)
+	for i := range 5000 {
+		loc := plugins.Local
+		if i%2 == 1 {
+			loc = plugins.Global
+		}
+		base = append(base, Hook{Name: fmt.Sprintf("org%d/plugin/hook%d", i/2, i%5), Location: loc, Event: Events[i%5]})
+	}
+	hooks := make([]Hook, len(base))
+	for b.Loop() {
+		copy(hooks, base)
+		for i := range hooks {
+			hooks[i].Status = Active
+		}
+		resolveHooks(hooks)
+	}
+}
