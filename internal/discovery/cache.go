@@ -42,7 +42,7 @@ type codec[V any] struct {
 }
 
 // cacheHeader starts every cache file; another header means another format.
-const cacheHeader = "quiver-cache 3"
+const cacheHeader = "quiver-cache 4"
 
 func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V] {
 	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), seen: map[string]bool{}}
@@ -97,14 +97,36 @@ func (fc *fileCache[V]) parse(line string) (cacheEntry[V], string, bool) {
 	return e, p, true
 }
 
-// cutQuoted reads one Go-quoted string from the start of s.
+// cutQuoted reads one field from the start of s: a Go-quoted string, or,
+// when it does not start with a quote, everything up to the next space.
 func cutQuoted(s string) (string, string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		v, rest, found := strings.Cut(s, " ")
+		if found {
+			rest = " " + rest
+		}
+		return v, rest, v != ""
+	}
 	q, err := strconv.QuotedPrefix(s)
 	if err != nil {
 		return "", "", false
 	}
 	v, err := strconv.Unquote(q)
 	return v, s[len(q):], err == nil
+}
+
+// quoteField writes s bare when it can be read back by cutQuoted (the usual
+// path or event), else Go-quoted.
+func quoteField(s string) string {
+	if s == "" || strings.HasPrefix(s, `"`) {
+		return strconv.Quote(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // lookup returns the cached value when the file is unchanged.
@@ -141,7 +163,7 @@ func (fc *fileCache[V]) save() {
 	w.WriteString(cacheHeader + "\n")
 	for p, e := range fc.files {
 		w.WriteString(strconv.FormatInt(e.size, 10) + " " + strconv.FormatInt(e.mtime, 10) + " " +
-			strconv.FormatUint(uint64(e.mode), 10) + " " + strconv.Quote(p) + " " + strconv.Quote(fc.codec.encode(e.value)) + "\n")
+			strconv.FormatUint(uint64(e.mode), 10) + " " + quoteField(p) + " " + quoteField(fc.codec.encode(e.value)) + "\n")
 	}
 	w.Flush()
 	if os.MkdirAll(filepath.Dir(fc.path), 0o755) == nil {

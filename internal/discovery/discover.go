@@ -267,15 +267,15 @@ func scopeOf(l plugins.Layout, loc plugins.Location) plugins.Scope {
 // Inactive items never claim a name, so a broken, disabled or untrusted
 // item cannot switch off another one. It is the one precedence rule for
 // hooks, skills and recipes.
-func shadow[T any](items []T, fields func(*T) (name string, owner string, status *Status, reason *string)) {
-	winner := map[string]string{}
+func shadow[T any](items []T, fields func(*T) (name string, owner func() string, status *Status, reason *string)) {
+	winner := make(map[string]func() string, len(items))
 	for i := range items {
 		name, owner, status, reason := fields(&items[i])
 		if *status != Active {
 			continue
 		}
 		if w, ok := winner[name]; ok {
-			*status, *reason = Shadowed, "shadowed by "+w
+			*status, *reason = Shadowed, "shadowed by "+w()
 			continue
 		}
 		winner[name] = owner
@@ -283,8 +283,8 @@ func shadow[T any](items []T, fields func(*T) (name string, owner string, status
 }
 
 func resolveHooks(hooks []Hook) {
-	shadow(hooks, func(h *Hook) (string, string, *Status, *string) {
-		return h.Name, describe(h.Location, h.Plugin), &h.Status, &h.Reason
+	shadow(hooks, func(h *Hook) (string, func() string, *Status, *string) {
+		return h.Name, func() string { return describe(h.Location, h.Plugin) }, &h.Status, &h.Reason
 	})
 }
 

@@ -148,8 +148,8 @@ func readDoc(d *Doc, itemName string) {
 }
 
 func resolveDocs(ds []Doc) {
-	shadow(ds, func(d *Doc) (string, string, *Status, *string) {
-		return d.Name, describe(d.Location, d.Plugin), &d.Status, &d.Reason
+	shadow(ds, func(d *Doc) (string, func() string, *Status, *string) {
+		return d.Name, func() string { return describe(d.Location, d.Plugin) }, &d.Status, &d.Reason
 	})
 }
 

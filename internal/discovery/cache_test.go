@@ -1,0 +1,48 @@
+package discovery
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// The cache file round-trips any path and value: bare fields where they
+// are plain, quoted where they hold spaces, quotes or other bytes.
+func TestFileCacheRoundTrip(t *testing.T) {
+	s := plugins.Scope{Location: plugins.Global, Root: t.TempDir()}
+	fi, err := os.Stat(s.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := map[string]hookType{
+		"/plain/path/hook":            {Event: TurnEnd},
+		"/with space/and \"quotes\"":  {Event: AgentStop},
+		`"/starts with a quote`:       {Event: BeforeToolCall},
+		"/ünïcode/hook":               {Event: AfterToolCall},
+		"/tab\there/x":                {Error: "answered \"garbage\" to `hook`"},
+		"/failing/hook with no event": {Error: "did not answer `hook` within 5s"},
+	}
+	fc := loadFileCache(s, typeCacheFile, hookTypeCodec)
+	for p, v := range entries {
+		fc.store(p, fi, v)
+	}
+	fc.save()
+	back := loadFileCache(s, typeCacheFile, hookTypeCodec)
+	if back.dirty || len(back.files) != len(entries) {
+		t.Fatalf("reloaded %d entries (dirty %v), want %d", len(back.files), back.dirty, len(entries))
+	}
+	for p, want := range entries {
+		if got, ok := back.lookup(p, fi); !ok || got != want {
+			t.Errorf("%q: got %+v %v, want %+v", p, got, ok, want)
+		}
+	}
+	// A file from another format version or a torn line is ignored.
+	for _, bad := range []string{"quiver-cache 1\n", cacheHeader + "\n12 34 420 /x\n", cacheHeader + "\n1 2 3 \"/unterminated before_tool_call\n"} {
+		os.WriteFile(filepath.Join(s.CacheDir(), typeCacheFile), []byte(bad), 0o644)
+		if c := loadFileCache(s, typeCacheFile, hookTypeCodec); len(c.files) != 0 || !c.dirty {
+			t.Errorf("%q: loaded %d entries, dirty %v", bad, len(c.files), c.dirty)
+		}
+	}
+}
