@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -276,10 +276,7 @@ func readHead(path string, n int) (string, error) {
 	}
 	defer f.Close()
 	buf := make([]byte, n)
-	k, err := f.Read(buf)
-	if err != nil && !errors.Is(err, os.ErrClosed) && k == 0 {
-		return "", nil
-	}
+	k, _ := io.ReadFull(f, buf) // a shorter file is simply its whole head
 	return string(buf[:k]), nil
 }
 

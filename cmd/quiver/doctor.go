@@ -162,19 +162,5 @@ func describeChangedList(changed []string) string {
 	if len(changed) == 0 {
 		return "(content hash)"
 	}
-	return fmt.Sprintf("(changed: %s)", joinMax(changed, 5))
-}
-
-func joinMax(items []string, n int) string {
-	s := ""
-	for i, it := range items {
-		if i == n {
-			return s + fmt.Sprintf(" and %d more", len(items)-n)
-		}
-		if i > 0 {
-			s += ", "
-		}
-		s += it
-	}
-	return s
+	return fmt.Sprintf("(changed: %s)", plugins.ChangedList(changed))
 }

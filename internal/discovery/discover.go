@@ -53,6 +53,19 @@ type source struct {
 	project bool
 }
 
+// status is what the source does to all of its items: a disabled plugin's
+// items are disabled, a global install shadowed by its local install is
+// shadowed as a whole; otherwise they are active.
+func (s source) status() (Status, string) {
+	switch {
+	case s.disabled:
+		return Disabled, fmt.Sprintf("plugin %s is disabled", s.plugin)
+	case s.shadowedBy != "":
+		return Shadowed, "shadowed by " + s.shadowedBy
+	}
+	return Active, ""
+}
+
 func (s source) describe() string {
 	if s.plugin.IsZero() {
 		return string(s.location) + " standalone"
@@ -209,11 +222,9 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 			if !s.plugin.IsZero() {
 				h.PluginRoot, h.DataDir = s.root, s.dataDir
 			}
+			h.Status, h.Reason = s.status()
 			switch {
-			case s.disabled:
-				h.Status, h.Reason = Disabled, fmt.Sprintf("plugin %s is disabled", s.plugin)
-			case s.shadowedBy != "":
-				h.Status, h.Reason = Shadowed, "shadowed by "+s.shadowedBy
+			case h.Status != Active:
 			case s.project && !trusted:
 				h.Status, h.Reason = Untrusted, "project hooks are not trusted; review them and run quiver trust"
 			case it.Disabled:

@@ -64,11 +64,8 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 		for _, it := range items {
 			d := summarize(cache.of(o.Layout, s.location), s.contents, kind, it)
 			d.Name, d.Location, d.Plugin = ItemName(s.plugin, it.Name), s.location, s.plugin
-			switch {
-			case s.disabled:
-				d.Status, d.Reason = Disabled, fmt.Sprintf("plugin %s is disabled", s.plugin)
-			case s.shadowedBy != "":
-				d.Status, d.Reason = Shadowed, "shadowed by "+s.shadowedBy
+			if st, why := s.status(); st != Active {
+				d.Status, d.Reason = st, why
 			}
 			out = append(out, d)
 		}

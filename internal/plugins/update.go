@@ -167,12 +167,18 @@ func describeChanged(changed []string) string {
 	if len(changed) == 0 {
 		return "its content differs from the lock file"
 	}
+	return "changed: " + ChangedList(changed)
+}
+
+// ChangedList names the first few changed files for a message:
+// "a, b, c, d, e and 3 more".
+func ChangedList(changed []string) string {
 	const show = 5
 	s := strings.Join(changed[:min(show, len(changed))], ", ")
 	if len(changed) > show {
 		s += fmt.Sprintf(" and %d more", len(changed)-show)
 	}
-	return "changed: " + s
+	return s
 }
 
 // LocalChanges reports whether the plugin folder differs from its lock
