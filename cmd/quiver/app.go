@@ -83,12 +83,16 @@ func (a *App) run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	if errors.Is(err, errReported) {
-		return exitFailure
-	}
 	var code exitCodeError
 	if errors.As(err, &code) {
 		return int(code)
+	}
+	if ie, ok := interruption(ctx); ok {
+		a.printError(ie)
+		return ie.exitCode()
+	}
+	if errors.Is(err, errReported) {
+		return exitFailure
 	}
 	var ue *usageError
 	usage := errors.As(err, &ue) || !a.parsed ||
@@ -107,16 +111,17 @@ func (a *App) run(ctx context.Context, args []string) int {
 }
 
 // printError prints one line: "quiver: ...", lowercase, whatever the error
-// carried in newlines.
+// carried in newlines, and never a credential.
 func (a *App) printError(err error) {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	fmt.Fprintf(a.Stderr, "quiver: %s\n", visible(msg))
+	fmt.Fprintf(a.Stderr, "quiver: %s\n", visible(plugins.Redact(msg)))
 }
 
-// warnf prints a warning or notice on stderr, unless --quiet.
+// warnf prints a warning or notice on stderr, unless --quiet; like
+// printError, it never prints a credential.
 func (a *App) warnf(format string, args ...any) {
 	if !a.quiet {
-		fmt.Fprintln(a.Stderr, visible(fmt.Sprintf(format, args...)))
+		fmt.Fprintln(a.Stderr, visible(plugins.Redact(fmt.Sprintf(format, args...))))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Tools for plugin authors: plugin init and plugin validate.
@@ -213,7 +214,7 @@ func validatePlugin(ctx context.Context, dir string) []finding {
 	if err == nil {
 		defer os.RemoveAll(dataDir)
 	}
-	ex := &hooks.Executor{ProjectDir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
+	ex := &hooks.Executor{ProjectDir: dir, Timeout: 10 * time.Second}
 	for _, h := range c.Hooks {
 		if h.Disabled {
 			add("info", rel(h.Path), "disabled by its .disable suffix: listed, never run", "")
@@ -264,13 +265,13 @@ func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *h
 	o := ex.Run(ctx, h, event, data, dir)
 	if o.Status == hooks.Failed || o.Status == hooks.TimedOut {
 		return errf(fmt.Sprintf("fails `run` on a minimal %s payload: %s", event, o.Error),
-			"tolerate missing fields; print nothing and exit 0 for no action (try: quiver hook test "+relPath+" --event "+event+")")
+			"tolerate missing fields; print nothing and exit 0 for no action (try: quiver hook test ./"+relPath+" --event "+event+")")
 	}
 	return nil
 }
 
 func readHead(path string, n int) (string, error) {
-	f, err := os.Open(path)
+	f, err := safefs.Open(path)
 	if err != nil {
 		return "", err
 	}

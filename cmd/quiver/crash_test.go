@@ -262,8 +262,9 @@ func TestCrashAtRandomPoints(t *testing.T) {
 }
 
 // A command killed while writing its journal leaves the journal's temp
-// file in plugins/. plugin verify reports it as a leftover and says the
-// next mutating command cleans it; that command must then clean it.
+// file in plugins/. plugin verify reports it as a leftover (exit 0: every
+// plugin is ok, and a leftover is no drift) and says the next mutating
+// command cleans it; that command must then clean it.
 func TestCrashJournalTempIsCleaned(t *testing.T) {
 	srv := gitserver.New(t, gitserver.Options{})
 	publish(t, srv, "acme/keep", "", map[string]string{"recipes/keep.md": "keep\n"})
@@ -275,7 +276,7 @@ func TestCrashJournalTempIsCleaned(t *testing.T) {
 	if err := os.WriteFile(tmp, []byte(`{"op":"ins`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := h.run("", "plugin", "verify"); r.code != 1 || !strings.Contains(r.stdout, "leftover") {
+	if r := h.run("", "plugin", "verify"); r.code != 0 || !strings.Contains(r.stdout, "leftover") {
 		t.Fatalf("verify does not report the leftover:\n%s", r)
 	}
 	h.must("plugin", "install")
@@ -304,9 +305,11 @@ func repairKind(msg string) string {
 	return kind
 }
 
+// allOK reports a verify report without drift: leftovers of an
+// interrupted command are listed but are no drift.
 func allOK(report []verifyJSON) bool {
 	for _, v := range report {
-		if v.Status != "ok" {
+		if v.Status != "ok" && v.Status != "leftover" {
 			return false
 		}
 	}

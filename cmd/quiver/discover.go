@@ -1,17 +1,19 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // discoveryOptions wires discovery to the environment: hooks are asked
-// their event with the caller's environment, QUIVER_TRUST_ALL=1 trusts all.
+// their event in the environment every hook gets (proc.Environ), with
+// QUIVER_PROJECT_DIR; QUIVER_TRUST_ALL=1 trusts all.
 func (a *App) discoveryOptions(layout plugins.Layout) discovery.Options {
-	env := append(hookEnv(), "QUIVER_PROJECT_DIR="+layout.ProjectDir)
 	return discovery.Options{
 		Layout:   layout,
-		Env:      env,
+		Env:      []string{"QUIVER_PROJECT_DIR=" + layout.ProjectDir},
 		TrustAll: a.Getenv("QUIVER_TRUST_ALL") == "1",
 	}
 }
@@ -24,9 +26,12 @@ func pluginOrEmpty(n plugins.Name) string {
 	return n.String()
 }
 
-// keepTrust runs a local plugin change; when the project's hooks were
-// trusted (or there were none) before, the user's own change is trusted
-// too and the fingerprint is recorded again (SPEC §9).
+// keepTrust runs a local plugin change the user asked for by name (add,
+// remove, update, enable, disable); when the project's hooks were trusted
+// (or there were none) before, the user's own change is trusted too and
+// the fingerprint is recorded again (SPEC §9), unless the trust record
+// changed meanwhile (a revocation is never undone). Commands that install
+// what the repository chose (plugin install) never come here.
 func (a *App) keepTrust(layout plugins.Layout, global bool, change func() error) error {
 	if global || layout.Local == nil {
 		return change()
@@ -35,7 +40,11 @@ func (a *App) keepTrust(layout plugins.Layout, global bool, change func() error)
 	wasTrusted := err == nil && before.Trusted()
 	err = change()
 	if wasTrusted {
-		if _, terr := discovery.RecordTrust(layout); terr != nil {
+		_, terr := discovery.RecordTrustIf(layout, before.Recorded)
+		switch {
+		case errors.Is(terr, discovery.ErrTrustChanged):
+			a.warnf("quiver: the project's trust changed while this command ran, so it was not renewed; review with quiver hook list --all, then run quiver trust")
+		case terr != nil:
 			a.warnf("quiver: could not record trust for the project's hooks: %v", terr)
 		}
 	}

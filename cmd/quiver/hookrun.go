@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // exitBlocked is the exit code of `hook run --exit-code` when blocked.
@@ -83,11 +84,28 @@ func (a *App) hookTimeout(cmd *cobra.Command, flag string) (time.Duration, error
 	return d, nil
 }
 
-// readPayload reads --payload FILE, else stdin unless it is a terminal
-// (then there is no payload rather than a hang).
+// maxPayload bounds an event payload, from stdin or --payload.
+const maxPayload = 256 << 20
+
+// readPayload reads --payload FILE (a regular file or a pipe such as
+// <(...), never a device), else stdin unless it is a terminal (then there
+// is no payload rather than a hang). More than maxPayload is an error, not
+// a truncated payload.
 func (a *App) readPayload(file string) ([]byte, error) {
 	if file != "" {
-		data, err := os.ReadFile(file)
+		fi, err := os.Stat(file)
+		if err != nil {
+			return nil, fmt.Errorf("read payload: %w", err)
+		}
+		if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeNamedPipe == 0 {
+			return nil, fmt.Errorf("read payload: %s is %s; give a file or a pipe", file, safefs.Kind(fi.Mode()))
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("read payload: %w", err)
+		}
+		defer f.Close()
+		data, err := safefs.ReadAll(f, file, maxPayload)
 		if err != nil {
 			return nil, fmt.Errorf("read payload: %w", err)
 		}
@@ -96,9 +114,9 @@ func (a *App) readPayload(file string) ([]byte, error) {
 	if f, ok := a.Stdin.(*os.File); ok && isTerminal(f) {
 		return nil, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(a.Stdin, 256<<20))
+	data, err := safefs.ReadAll(a.Stdin, "stdin", maxPayload)
 	if err != nil {
-		return nil, fmt.Errorf("read payload from stdin: %w", err)
+		return nil, fmt.Errorf("read payload: %w", err)
 	}
 	return data, nil
 }
@@ -120,20 +138,7 @@ func (a *App) parseEventPayload(cmd *cobra.Command, event, file, projectDir stri
 }
 
 func (a *App) executor(layout plugins.Layout, timeout time.Duration) *hooks.Executor {
-	return &hooks.Executor{ProjectDir: layout.ProjectDir, Env: hookEnv(), Timeout: timeout}
-}
-
-// hookEnv is the caller's environment without QUIVER_GIT_TOKEN: that token
-// is for quiver's fetches, not for other people's hooks. (GITHUB_TOKEN is
-// the user's and stays: hooks may need it for GitHub.)
-func hookEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "QUIVER_GIT_TOKEN=") {
-			env = append(env, kv)
-		}
-	}
-	return env
+	return &hooks.Executor{ProjectDir: layout.ProjectDir, Timeout: timeout}
 }
 
 // eventInput is what hook run and hook test start from.
@@ -164,10 +169,21 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	}
 	timeout, layout, payload := in.timeout, in.layout, in.payload
 	res := hooks.EmptyResult(o.Event)
+	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
 	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
-		if res, err = a.fire(cmd.Context(), layout, o, timeout, payload); err != nil {
+		if res, err = a.fire(cmd.Context(), layout, o.Event, failClosed, timeout, payload); err != nil {
 			return err
 		}
+	}
+	if ie, ok := interruption(cmd.Context()); ok {
+		// Interrupted is not allowed (SPEC §8): the hooks' groups are
+		// killed, and a half-run chain is no decision. Fail closed, it
+		// is a block that says why; otherwise no result at all.
+		if !failClosed || !hooks.Blocking(o.Event) {
+			return ie
+		}
+		res.Blocked, res.BlockedBy = true, ""
+		res.Reason = fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)
 	}
 	if err := writeJSONLine(a.Stdout, res); err != nil {
 		return err
@@ -178,7 +194,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	return nil
 }
 
-func (a *App) fire(ctx context.Context, layout plugins.Layout, o hookRunOptions, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
+func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
 	hs, err := discovery.Hooks(ctx, a.discoveryOptions(layout))
 	if err != nil {
 		return nil, err
@@ -186,10 +202,25 @@ func (a *App) fire(ctx context.Context, layout plugins.Layout, o hookRunOptions,
 	if n := hs.UntrustedCount(); n > 0 {
 		a.warnf("quiver: skipped %d untrusted project hook(s); review them with 'quiver hook list --all', then run 'quiver trust'", n)
 	}
+	set := hs.ForEvent(event)
+	var invalid []string
+	for _, h := range set {
+		if h.Status == discovery.Invalid {
+			invalid = append(invalid, h.Name+" ("+h.Reason+")")
+		}
+	}
+	if len(invalid) > 0 {
+		effect := "they did not run"
+		if failClosed && hooks.Blocking(event) {
+			effect = "the event is blocked (--fail-closed)"
+		}
+		a.warnf("quiver: %d invalid hook(s) might handle %s, and %s: %s; see quiver doctor",
+			len(invalid), event, effect, strings.Join(invalid, "; "))
+	}
 	t := &hooks.Trigger{
 		Run:        a.executor(layout, timeout).Run,
 		ProjectDir: layout.ProjectDir,
-		FailClosed: o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1",
+		FailClosed: failClosed,
 	}
 	if path := a.Getenv("QUIVER_AUDIT_LOG"); path != "" {
 		log, err := hooks.OpenAuditLog(path)
@@ -205,7 +236,7 @@ func (a *App) fire(ctx context.Context, layout plugins.Layout, o hookRunOptions,
 			t.OnOutcome = log.Record
 		}
 	}
-	return t.Fire(ctx, o.Event, p, hs.Active(o.Event)), nil
+	return t.Fire(ctx, event, p, set), nil
 }
 
 // ---- hook test ----
@@ -240,11 +271,13 @@ func (a *App) newHookTestCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test PATH|NAME --event EVENT",
 		Short: "Run one hook alone and explain what it returned",
-		Long: `Run a single hook, given by its path or by its name in hook list, with a
-payload (stdin, --payload FILE, or a minimal one for the event), and show
-what it declares for "hook", its exit code, stdout, stderr, duration, and
-what quiver makes of it. For hook authors; nothing else runs. Untrusted
-project hooks are refused by name: pass the path to run one deliberately.`,
+		Long: `Run a single hook, given by its name in hook list or by a path written as
+./x, ../x or /x, with a payload (stdin, --payload FILE, or a minimal one for
+the event), and show what it declares for "hook", its exit code, stdout,
+stderr, duration, and what quiver makes of it. For hook authors; nothing
+else runs. A bare name is always looked up, never taken for a file in the
+current folder. Untrusted project hooks are refused by name: pass the path
+to run one deliberately.`,
 		Example: `  quiver hook test ./hooks/validate-command --event before_tool_call --payload payload.json
   echo '{"message":"hi"}' | quiver hook test acme/guard/check-message --event user_message_send`,
 		Args: exactArgs(1),
@@ -299,10 +332,35 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 	return nil
 }
 
-// findHook resolves PATH|NAME: an existing file is run as given; a name is
-// looked up in discovery, refusing untrusted project hooks.
+// isPath reports whether a hook test target is written as a path: /x, or
+// with a segment that starts with "." (./x, ../x, .quiver/hooks/x), which
+// no hook name can have since hidden files are never items. Anything else
+// is a hook name, even where a file of that name exists in the current
+// folder: a repository could put one there to catch "hook test
+// acme/guard/check".
+func isPath(target string) bool {
+	if filepath.IsAbs(target) {
+		return true
+	}
+	for _, seg := range strings.Split(filepath.ToSlash(target), "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// findHook resolves PATH|NAME: a path (see isPath) is run as given; a name
+// is looked up in discovery, refusing untrusted project hooks.
 func (a *App) findHook(ctx context.Context, layout plugins.Layout, target string) (discovery.Hook, error) {
-	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+	if isPath(target) {
+		fi, err := os.Stat(target)
+		if err != nil {
+			return discovery.Hook{}, err
+		}
+		if !fi.Mode().IsRegular() {
+			return discovery.Hook{}, fmt.Errorf("%s is %s, not a hook file", target, safefs.Kind(fi.Mode()))
+		}
 		abs, err := filepath.Abs(target)
 		if err != nil {
 			return discovery.Hook{}, err
@@ -322,9 +380,14 @@ func (a *App) findHook(ctx context.Context, layout plugins.Layout, target string
 	}
 	switch {
 	case found == nil:
-		return discovery.Hook{}, fmt.Errorf("no hook named or at %s; see quiver hook list --all", target)
+		if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+			return discovery.Hook{}, fmt.Errorf("no hook named %s; to run the file of that name, write it as a path: ./%s", target, target)
+		}
+		return discovery.Hook{}, fmt.Errorf("no hook named %s; see quiver hook list --all (write a file as ./path)", target)
 	case found.Status == discovery.Untrusted:
 		return discovery.Hook{}, fmt.Errorf("hook %s is an untrusted project hook; review it and run quiver trust, or pass its path to run it deliberately", target)
+	case found.Status == discovery.Invalid:
+		return discovery.Hook{}, fmt.Errorf("hook %s is invalid: %s; pass its path (%s) to run it deliberately", target, found.Reason, found.Path)
 	}
 	return *found, nil
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Skills and recipes are listed and shown the same way; these build both
@@ -146,8 +146,14 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 	if !ok {
 		return fmt.Errorf("no %s named %s; see quiver %s list", k.kind, name, k.kind)
 	}
-	if d.Status != discovery.Active {
+	if d.Status != discovery.Active && d.Status != discovery.Invalid {
 		a.warnf("quiver: %s %s is %s: %s", k.kind, d.Name, d.Status, d.Reason)
+	}
+	// An invalid item is still shown (the file is what needs fixing), but
+	// the command fails, so a script never takes it for a good one.
+	var invalid error
+	if d.Status == discovery.Invalid {
+		invalid = fmt.Errorf("%s %s is invalid: %s", k.kind, d.Name, d.Reason)
 	}
 	// Listings carry cached summaries; show parses the file itself.
 	full := discovery.InspectDoc(k.kind, d.Path, d.Name)
@@ -167,12 +173,17 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 				}
 			}
 		}
-		return writeJSON(a.Stdout, out)
+		if err := writeJSON(a.Stdout, out); err != nil {
+			return err
+		}
+		return invalid
 	}
-	data, err := os.ReadFile(d.Path)
+	data, err := safefs.ReadFile(d.Path, safefs.MaxMeta)
 	if err != nil {
 		return err
 	}
-	_, err = a.Stdout.Write(data)
-	return err
+	if _, err = a.Stdout.Write(data); err != nil {
+		return err
+	}
+	return invalid
 }

@@ -6,8 +6,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
@@ -17,7 +15,9 @@ func main() {
 // quiverMain runs the command line and returns the exit code; tests run it
 // in-process through testscript.
 func quiverMain() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := handleSignals(cancel, os.Exit)
 	defer stop()
 	return newApp().run(ctx, os.Args[1:])
 }

@@ -183,12 +183,12 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 		}
 		if o.Ref != "" {
 			if spec.Ref != "" {
-				return usageErrorf(cmd, "%s: give the ref once, either after @ or with --ref", plugins.RedactURL(raw))
+				return usageErrorf(cmd, "%s: give the ref once, either after @ or with --ref", plugins.Redact(raw))
 			}
 			spec.Ref = o.Ref
 		}
 		if o.Link && !spec.IsLocal() {
-			return usageErrorf(cmd, "%s: --link needs a local folder", plugins.RedactURL(raw))
+			return usageErrorf(cmd, "%s: --link needs a local folder", plugins.Redact(raw))
 		}
 		if spec.IsLocal() {
 			if fi, err := os.Stat(spec.Path); err != nil || !fi.IsDir() {

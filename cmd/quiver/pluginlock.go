@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -281,11 +282,10 @@ installed does not stop the others; the command then exits 1.`,
 				return err
 			}
 			in := a.installer(layout, global)
-			var res []plugins.SyncResult
-			err = a.keepTrust(layout, global, func() error {
-				res, err = in.Sync(cmd.Context(), prune)
-				return err
-			})
+			// Never keepTrust: the lock file came with the repository, so
+			// what it names is the repository's choice, not the user's
+			// (SPEC §9). Its hooks stay untrusted until quiver trust.
+			res, err := in.Sync(cmd.Context(), prune)
 			if err != nil {
 				return err
 			}
@@ -305,6 +305,11 @@ installed does not stop the others; the command then exits 1.`,
 			}
 			a.warnf("%d plugin(s) up to date with %s, %d installed, %d repaired, %d failed",
 				counts["ok"], in.Scope.LockPath(), counts["installed"], counts["repaired"], counts["failed"])
+			if in.Scope.Location == plugins.Local {
+				if t, err := discovery.ProjectTrust(layout, false); err == nil && !t.Trusted() {
+					a.warnf("quiver: %d project hook(s) are not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", len(t.Hooks))
+				}
+			}
 			if failed {
 				return errReported
 			}
@@ -335,7 +340,7 @@ func (a *App) newPluginVerifyCmd() *cobra.Command {
 lock file: ok, modified (with the changed files when the plugin is a git
 checkout), missing, unlocked (installed but not in the lock), and leftovers
 of an interrupted command (the next add, update, remove or install cleans
-them). Exits 1 on any drift. Changes nothing.`,
+them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 		Example: "  quiver plugin verify\n  quiver plugin verify -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -352,7 +357,10 @@ them). Exits 1 on any drift. Changes nothing.`,
 			drift := false
 			for _, r := range res {
 				out = append(out, verifyJSON{Name: r.Name, Location: string(s.Location), Status: r.Status, Changed: r.Changed})
-				drift = drift || r.Status != "ok"
+				// A leftover of an interrupted command is shown, but it is
+				// no plugin and the next mutating command removes it:
+				// it is not drift.
+				drift = drift || (r.Status != "ok" && r.Status != "leftover")
 			}
 			if asJSON {
 				if err := writeJSON(a.Stdout, out); err != nil {
@@ -372,7 +380,13 @@ them). Exits 1 on any drift. Changes nothing.`,
 			if drift {
 				return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
 			}
-			a.warnf("All %d plugin(s) match %s.", len(out), s.LockPath())
+			matched := 0
+			for _, r := range out {
+				if r.Status == "ok" {
+					matched++
+				}
+			}
+			a.warnf("All %d plugin(s) match %s.", matched, s.LockPath())
 			return nil
 		},
 	}

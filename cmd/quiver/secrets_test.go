@@ -162,6 +162,19 @@ func TestSecretsNeverLeak(t *testing.T) {
 	step(noEnvToken, 1, "", "plugin", "add", "--force", "http://x-access-token:wrong@"+hostport+"/acme/urlpw.git")
 	step(h, 1, "", "plugin", "add", "acme/secret") // already installed
 
+	// A token written as the user part of a URL (https://TOKEN@host) is a
+	// credential like a password: it opens the server, and is kept nowhere.
+	publish(t, srv, "acme/tokuser", "", map[string]string{"recipes/tu.md": "tu\n"})
+	srv.SetAuth(token, "")
+	seen := srv.AuthSeen.Load()
+	step(noEnvToken, 0, "", "plugin", "add", "--json", "http://"+token+"@"+hostport+"/acme/tokuser.git")
+	step(noEnvToken, 0, "", "plugin", "show", "--json", "acme/tokuser")
+	step(noEnvToken, 1, "", "plugin", "add", "http://"+token+"@"+hostport+"/acme/nope.git")
+	if srv.AuthSeen.Load() == seen {
+		t.Fatal("the token-as-user add sent no credentials: the test proves nothing")
+	}
+	srv.SetAuth("x-access-token", token)
+
 	// Hooks run, with the audit log on.
 	r := step(h, 0, `{"tool_name":"bash","tool_input":{"command":"ls"}}`, "hook", "run", "before_tool_call")
 	if !strings.Contains(r.stdout, `"input":{"version":2}`) {
@@ -187,9 +200,15 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if f := leaksIn(lock, token); f != "" {
 		t.Errorf("the lock file holds the token (as %q):\n%s", f, lock)
 	}
-	// The URL plugin's source is stored, minus its password.
-	if want := "http://x-access-token@" + hostport + "/acme/urlpw.git"; !bytes.Contains(lock, []byte(want)) {
-		t.Errorf("the lock file does not record %s:\n%s", want, lock)
+	// The URL plugins' sources are stored without any credential: no
+	// password, no user name, no token as the user (SPEC §6).
+	for _, want := range []string{"source: http://" + hostport + "/acme/urlpw.git", "source: http://" + hostport + "/acme/tokuser.git"} {
+		if !bytes.Contains(lock, []byte(want)) {
+			t.Errorf("the lock file does not record %s:\n%s", want, lock)
+		}
+	}
+	if bytes.Contains(lock, []byte("x-access-token")) {
+		t.Errorf("the lock file keeps a URL's user name:\n%s", lock)
 	}
 	for _, root := range []string{h.project, h.home} {
 		files, gitConfigs := scanTree(t, root, token)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // fileCache remembers something learned from a file (a hook's answer to
@@ -25,9 +26,15 @@ type fileCache[V any] struct {
 	codec codec[V]
 	files map[string]cacheEntry[V]
 	path  string
+	scope plugins.Scope
 	seen  map[string]bool
 	dirty bool
 }
+
+// maxCacheFile bounds a cache file: a thousand plugins' worth of entries
+// fit easily, and a project's cache/ is a folder a repository could have
+// committed anything into.
+const maxCacheFile = safefs.MaxContent
 
 type cacheEntry[V any] struct {
 	size, mtime int64
@@ -42,11 +49,11 @@ type codec[V any] struct {
 }
 
 // cacheHeader starts every cache file; another header means another format.
-const cacheHeader = "quiver-cache 4"
+const cacheHeader = "quiver-cache 5"
 
 func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V] {
-	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), seen: map[string]bool{}}
-	data, err := os.ReadFile(fc.path)
+	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), scope: s, seen: map[string]bool{}}
+	data, err := safefs.ReadFile(fc.path, maxCacheFile)
 	if err != nil {
 		return fc
 	}
@@ -155,8 +162,8 @@ func (fc *fileCache[V]) save() {
 			fc.dirty = true
 		}
 	}
-	if !fc.dirty {
-		return
+	if !fc.dirty || fc.scope.CheckLinks() != nil {
+		return // nothing new, or a project whose cache/ leads elsewhere
 	}
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
@@ -197,17 +204,20 @@ func (cs *caches[V]) save() {
 	}
 }
 
-// hookTypeCodec stores an event as itself and a failure as "!" + reason.
+// hookTypeCodec stores an event as itself and a failure as
+// "!<asked, Unix seconds> <reason>".
 var hookTypeCodec = codec[hookType]{
 	encode: func(h hookType) string {
 		if h.Error != "" {
-			return "!" + h.Error
+			return "!" + strconv.FormatInt(h.Asked, 10) + " " + h.Error
 		}
 		return h.Event
 	},
 	decode: func(s string) (hookType, bool) {
-		if reason, ok := strings.CutPrefix(s, "!"); ok {
-			return hookType{Error: reason}, true
+		if failure, ok := strings.CutPrefix(s, "!"); ok {
+			asked, reason, _ := strings.Cut(failure, " ")
+			t, err := strconv.ParseInt(asked, 10, 64)
+			return hookType{Error: reason, Asked: t}, err == nil && reason != ""
 		}
 		return hookType{Event: s}, ValidEvent(s)
 	},

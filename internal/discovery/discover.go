@@ -138,6 +138,9 @@ type Options struct {
 	TrustAll bool
 	// QueryTimeout bounds each `hook` question (DefaultQueryTimeout if 0).
 	QueryTimeout time.Duration
+	// Now is the clock for retrying failed `hook` questions (time.Now if
+	// nil).
+	Now func() time.Time
 }
 
 // HookSet is the result of hook discovery.
@@ -159,12 +162,33 @@ type SkippedFile struct {
 	Reason   string
 }
 
-// Active returns the hooks in effect for event, in the order they run. This
-// is the resolver the runtime feeds to the trigger.
+// Active returns the hooks in effect for event, in the order they run.
 func (hs *HookSet) Active(event string) []Hook {
 	var out []Hook
 	for _, h := range hs.Hooks {
 		if h.Status == Active && h.Event == event {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// ForEvent is what the runtime feeds to the trigger for event: the active
+// hooks for it and, in their precedence places, the invalid hooks whose
+// event is unknown (their `hook` answer failed, or they escape their
+// folder) and whose name no active hook holds. Such a hook might be a
+// guard for this event, so the trigger reports it, and blocks under
+// --fail-closed, rather than dropping it silently (SPEC §8).
+func (hs *HookSet) ForEvent(event string) []Hook {
+	held := map[string]bool{}
+	for _, h := range hs.Hooks {
+		if h.Status == Active {
+			held[h.Name] = true
+		}
+	}
+	var out []Hook
+	for _, h := range hs.Hooks {
+		if (h.Status == Active && h.Event == event) || (h.Status == Invalid && h.Event == "" && !held[h.Name]) {
 			out = append(out, h)
 		}
 	}
@@ -195,6 +219,16 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 		return nil, err
 	}
 	trusted := trust.Trusted()
+	escapes := map[string]string{}
+	for _, ph := range trust.Hooks {
+		if ph.Escape != "" {
+			escapes[ph.Path] = ph.Escape
+		}
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
 	hs := &HookSet{Trust: trust}
 	types := newCaches(typeCacheFile, hookTypeCodec)
 	type pending struct {
@@ -227,6 +261,8 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 			case h.Status != Active:
 			case s.project && !trusted:
 				h.Status, h.Reason = Untrusted, "project hooks are not trusted; review them and run quiver trust"
+			case escapes[it.Path] != "":
+				h.Status, h.Reason = Invalid, escapes[it.Path]
 			case it.Disabled:
 				h.Status, h.Reason = Disabled, "file name ends in "+plugins.DisabledSuffix
 			}
@@ -234,7 +270,7 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 				c := types.of(o.Layout, s.location)
 				if fi, err := statOf(s.contents, h.Path); err != nil {
 					h.Status, h.Reason = Invalid, err.Error()
-				} else if e, ok := c.lookup(h.Path, fi); ok {
+				} else if e, ok := c.lookup(h.Path, fi); ok && !e.retry(now()) {
 					applyType(&h, e)
 				} else {
 					asks = append(asks, pending{len(hs.Hooks), fi, c})
@@ -252,7 +288,7 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	for i, p := range asks {
 		queries[i] = typeQuery{hook: &hs.Hooks[p.index], info: p.info, cache: p.cache}
 	}
-	askTypes(ctx, queries, o.Layout.ProjectDir, o.Env, timeout)
+	askTypes(ctx, queries, o.Layout.ProjectDir, o.Env, timeout, now)
 	types.save()
 	resolveHooks(hs.Hooks)
 	return hs, nil

@@ -2,10 +2,10 @@ package discovery
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Kind tells skills and recipes apart.
@@ -116,7 +116,7 @@ func InspectDoc(kind Kind, path, itemName string) Doc {
 }
 
 func readDoc(d *Doc, itemName string) {
-	data, err := os.ReadFile(d.Path)
+	data, err := safefs.ReadFile(d.Path, safefs.MaxMeta)
 	if err != nil {
 		d.Status, d.Reason = Invalid, err.Error()
 		return

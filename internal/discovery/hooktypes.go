@@ -43,10 +43,24 @@ const typeCacheFile = "hook-types"
 const docCacheFile = "docs"
 
 // hookType is what the type cache keeps per hook: its answer to `hook`,
-// or why it gave none.
+// or why it gave none and when it was asked.
 type hookType struct {
-	Event string `json:"event,omitempty"`
-	Error string `json:"error,omitempty"`
+	Event string
+	Error string
+	// Asked is when a failed question was asked (Unix seconds).
+	Asked int64
+}
+
+// RetryFailedAfter is how long a hook whose `hook` question failed (timed
+// out, crashed, answered nothing usable) is left alone before it is asked
+// again: only real answers are kept for good, so a slow first start never
+// switches a guard off for good, and a broken hook costs at most one
+// question a minute (SPEC §8).
+const RetryFailedAfter = time.Minute
+
+// retry reports whether a cached failure is old enough to ask again.
+func (h hookType) retry(now time.Time) bool {
+	return h.Error != "" && now.Unix()-h.Asked >= int64(RetryFailedAfter/time.Second)
 }
 
 // typeQuery is one hook whose event must be learned.
@@ -58,7 +72,7 @@ type typeQuery struct {
 
 // askTypes asks each hook `hook` in dir, at most NumCPU at a time, and
 // records the answers in the caches.
-func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, timeout time.Duration) {
+func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, timeout time.Duration, now func() time.Time) {
 	if len(qs) == 0 {
 		return
 	}
@@ -75,11 +89,17 @@ func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, tim
 				event, err := AskType(ctx, q.hook.Path, dir, env, timeout)
 				e := hookType{Event: event}
 				if err != nil {
-					e.Error = err.Error()
+					e.Error, e.Asked = err.Error(), now().Unix()
 				}
-				mu.Lock()
-				q.cache.store(q.hook.Path, q.info, e)
-				mu.Unlock()
+				if ctx.Err() != nil {
+					// Interrupted: the question was never really
+					// answered, so nothing is learned.
+					e = hookType{Error: "not asked: " + context.Cause(ctx).Error()}
+				} else {
+					mu.Lock()
+					q.cache.store(q.hook.Path, q.info, e)
+					mu.Unlock()
+				}
 				applyType(q.hook, e)
 			}
 		}()

@@ -1,31 +1,40 @@
 package discovery
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // TrustFile is the name of the trust store in the global root.
 const TrustFile = "trust.yaml"
 
 // ProjectHook is one file that counts as a project hook for trust: every
-// non-hidden regular file directly in .quiver/hooks/ or in the hooks/ of a
-// local plugin, executable or not (making one executable is a change).
+// non-hidden file directly in .quiver/hooks/ or in the hooks/ of a local
+// plugin, executable or not (making one executable is a change).
 type ProjectHook struct {
 	Name string // full item name, as hook list shows it
 	Path string
+	// Escape says why the hook is invalid when it resolves (through a
+	// symlink) to a file outside its plugin or the scope's .quiver
+	// folder: the fingerprint could not cover what would run.
+	Escape string
+	// Disabled: the hook's plugin is disabled (the lock file says so).
+	// Enabling it is a change the user must review, like a new file.
+	Disabled bool
 }
 
 // Trust is the trust state of a project.
@@ -65,7 +74,7 @@ func trustPath(l plugins.Layout) string { return filepath.Join(l.Global.Root, Tr
 
 func readTrustStore(path string) (*trustStore, error) {
 	ts := &trustStore{Version: 1, Projects: map[string]trustRecord{}}
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, safefs.MaxMeta)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ts, nil
 	}
@@ -81,68 +90,132 @@ func readTrustStore(path string) (*trustStore, error) {
 	return ts, nil
 }
 
-// projectHooks lists the project's hook files from the local sources.
+// projectHooks lists the project's hook files from the local sources, and
+// marks the ones that resolve outside their plugin (or, for standalone
+// hooks, the scope's .quiver folder).
 func projectHooks(srcs []source) []ProjectHook {
 	var out []ProjectHook
 	for _, s := range srcs {
 		if !s.project {
 			continue
 		}
+		c := newConfiner(s.root)
 		for _, it := range s.contents.Hooks {
 			name := it.Name
 			if it.Disabled {
 				name += plugins.DisabledSuffix
 			}
-			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path})
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: c.check(it), Disabled: s.disabled})
 		}
 		for _, sk := range s.contents.Skipped {
-			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path})
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: c.check(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
+// confiner decides whether hooks stay inside their root: the plugin
+// folder, or the scope's .quiver folder for standalone hooks. A hook that
+// is a symlink, or lies in a hooks/ folder that is one, is resolved; one
+// whose file lies outside the (resolved) root is refused, because the
+// fingerprint would hash a file the project does not own, such as
+// /bin/sh, whose behaviour depends on files it never covers.
+type confiner struct {
+	root       string
+	linkedDir  bool   // hooks/ is itself a symlink
+	resolved   string // root with symlinks resolved, on first use
+	resolveErr error
+}
+
+func newConfiner(root string) *confiner {
+	c := &confiner{root: root}
+	if fi, err := os.Lstat(filepath.Join(root, "hooks")); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		c.linkedDir = true
+	}
+	return c
+}
+
+// check returns why the item escapes its root, or "" when it stays inside.
+// A plain file in a plain hooks/ folder needs no system call.
+func (c *confiner) check(it plugins.Item) string {
+	if !it.Link && !c.linkedDir {
+		return ""
+	}
+	if c.resolved == "" && c.resolveErr == nil {
+		c.resolved, c.resolveErr = filepath.EvalSymlinks(c.root)
+	}
+	target, err := filepath.EvalSymlinks(it.Path)
+	if err != nil || c.resolveErr != nil {
+		return fmt.Sprintf("cannot resolve %s: %v", it.Path, errors.Join(err, c.resolveErr))
+	}
+	if rel, err := filepath.Rel(c.resolved, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	shown := target
+	if link, err := os.Readlink(it.Path); err == nil {
+		shown = link
+	}
+	return fmt.Sprintf("symlink to %s leaves %s; project hooks must be files inside it, so the fingerprint covers what runs", shown, c.root)
+}
+
 // fingerprint hashes path (relative to the project), exec bit and content
-// of each project hook.
+// of each project hook, reading only regular files (with the content
+// limit): a hook that escapes its root is hashed by its link target, never
+// followed, and a FIFO or device by its kind, never opened.
 func fingerprint(project string, hooks []ProjectHook) (string, error) {
 	if len(hooks) == 0 {
 		return "", nil
 	}
 	h := sha256.New()
 	for _, ph := range hooks {
+		line, err := fingerprintLine(ph)
 		// A plugin being replaced or removed right now may take a file
 		// away between the scan and here: it then simply is not part of
 		// the fingerprint (which therefore differs: untrusted, the safe
 		// side), rather than failing the agent's hook run.
-		fi, err := os.Stat(ph.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil {
-			return "", err
-		}
-		f, err := os.Open(ph.Path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		ch := sha256.New()
-		_, err = io.Copy(ch, f)
-		f.Close()
 		if err != nil {
 			return "", err
 		}
 		rel, _ := filepath.Rel(project, ph.Path)
-		mode := "-"
-		if fi.Mode()&0o111 != 0 {
-			mode = "x"
+		if ph.Disabled {
+			line += "\x00disabled"
 		}
-		fmt.Fprintf(h, "%s\x00%s\x00%s\n", filepath.ToSlash(rel), mode, hex.EncodeToString(ch.Sum(nil)))
+		fmt.Fprintf(h, "%s\x00%s\n", filepath.ToSlash(rel), line)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// fingerprintLine is "<x|->\x00<sha256 of content>" for a regular file (a
+// plugin's hooks before contract v2 hash exactly so), "l\x00<target>" for a
+// link that escapes, "?\x00<kind>" for anything else.
+func fingerprintLine(ph ProjectHook) (string, error) {
+	if ph.Escape != "" {
+		target, err := os.Readlink(ph.Path)
+		if err != nil {
+			target = ph.Escape
+		}
+		return "l\x00" + target, nil
+	}
+	fi, err := os.Stat(ph.Path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "?\x00" + safefs.Kind(fi.Mode()), nil
+	}
+	sum, err := safefs.HashFile(ph.Path, safefs.MaxContent)
+	if err != nil {
+		return "", err
+	}
+	mode := "-"
+	if fi.Mode()&0o111 != 0 {
+		mode = "x"
+	}
+	return mode + "\x00" + sum, nil
 }
 
 // loadTrust computes the project's trust state from the local sources.
@@ -172,17 +245,38 @@ func ProjectTrust(l plugins.Layout, trustAll bool) (Trust, error) {
 	return loadTrust(l, srcs, trustAll)
 }
 
+// ErrTrustChanged is returned by RecordTrustIf when the project's trust
+// record changed while the caller worked (another quiver trusted or
+// revoked it): the caller's view is stale, so nothing is recorded.
+var ErrTrustChanged = errors.New("the project's trust changed meanwhile")
+
 // RecordTrust trusts the project's hooks as they are now (quiver trust).
 // Nothing is written when the record already matches.
-func RecordTrust(l plugins.Layout) (Trust, error) {
+func RecordTrust(l plugins.Layout) (Trust, error) { return recordTrust(l, nil) }
+
+// RecordTrustIf is RecordTrust for a change the user made in a trusted
+// project (plugin add, remove, update...): it records the new fingerprint
+// only while the stored record is still expected (the one the project was
+// trusted with before the change, "" for none). A revocation that happened
+// meanwhile is never undone.
+func RecordTrustIf(l plugins.Layout, expected string) (Trust, error) {
+	return recordTrust(l, &expected)
+}
+
+func recordTrust(l plugins.Layout, expected *string) (Trust, error) {
 	t, err := ProjectTrust(l, false)
 	if err != nil || t.Recorded == t.Fingerprint {
-		return t, err
+		return t, err // nothing to record
 	}
-	err = updateTrustStore(l, func(ts *trustStore) {
+	err = updateTrustStore(l, func(ts *trustStore) error {
+		cur := ts.Projects[l.ProjectDir].Fingerprint
+		if expected != nil && cur != *expected {
+			t.Recorded = cur
+			return ErrTrustChanged
+		}
 		if len(t.Hooks) == 0 {
 			delete(ts.Projects, l.ProjectDir)
-			return
+			return nil
 		}
 		rec := trustRecord{Fingerprint: t.Fingerprint, TrustedAt: time.Now().UTC().Truncate(time.Second)}
 		for _, h := range t.Hooks {
@@ -190,8 +284,11 @@ func RecordTrust(l plugins.Layout) (Trust, error) {
 			rec.Hooks = append(rec.Hooks, filepath.ToSlash(rel))
 		}
 		ts.Projects[l.ProjectDir] = rec
+		return nil
 	})
-	t.Recorded = t.Fingerprint
+	if err == nil {
+		t.Recorded = t.Fingerprint
+	}
 	return t, err
 }
 
@@ -199,25 +296,36 @@ func RecordTrust(l plugins.Layout) (Trust, error) {
 // was one.
 func RevokeTrust(l plugins.Layout) (bool, error) {
 	had := false
-	err := updateTrustStore(l, func(ts *trustStore) {
+	err := updateTrustStore(l, func(ts *trustStore) error {
 		_, had = ts.Projects[l.ProjectDir]
 		delete(ts.Projects, l.ProjectDir)
+		return nil
 	})
 	return had, err
 }
 
-func updateTrustStore(l plugins.Layout, change func(*trustStore)) error {
+// trustLockWait bounds the wait for another quiver updating the store.
+const trustLockWait = 10 * time.Second
+
+// updateTrustStore reads, changes and writes the trust store under a file
+// lock, so concurrent trusts and revocations (in this project or others)
+// each see the other's result: none is lost, none undone.
+func updateTrustStore(l plugins.Layout, change func(*trustStore) error) error {
 	path := trustPath(l)
+	unlock, err := plugins.LockFile(context.Background(), path+".lock", trustLockWait, nil)
+	if err != nil {
+		return fmt.Errorf("lock the trust store: %w", err)
+	}
+	defer unlock()
 	ts, err := readTrustStore(path)
 	if err != nil {
 		return err
 	}
-	change(ts)
-	data, err := yaml.Marshal(ts)
-	if err != nil {
+	if err := change(ts); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	data, err := yaml.Marshal(ts)
+	if err != nil {
 		return err
 	}
 	return plugins.WriteFileAtomic(path, append([]byte("# quiver trust store: projects whose hooks you reviewed (quiver trust)\n"), data...), 0o600)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // AuditLog appends one JSON line per hook execution (QUIVER_AUDIT_LOG).
@@ -31,7 +33,7 @@ type auditEntry struct {
 
 // OpenAuditLog opens (creating) the log for appending.
 func OpenAuditLog(path string) (*AuditLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefs.OpenAppend(path, 0o600)
 	if err != nil {
 		return nil, err
 	}

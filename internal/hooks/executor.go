@@ -22,6 +22,9 @@ const (
 	Failed   Status = "failed"
 	TimedOut Status = "timeout"
 	Skipped  Status = "skipped"
+	// Invalid: the hook could not say which event it handles (or may not
+	// run at all, such as a symlink leaving its folder); it did not run.
+	Invalid Status = "invalid"
 )
 
 // Limits of what quiver keeps from a hook (SPEC §8).
@@ -47,21 +50,27 @@ type Outcome struct {
 	Duration       time.Duration
 }
 
-// failed reports a failure or a timeout.
-func (o Outcome) failed() bool { return o.Status == Failed || o.Status == TimedOut }
+// failed reports a failure, a timeout, or a hook that could not run at
+// all: each blocks a blocking event under --fail-closed.
+func (o Outcome) failed() bool {
+	return o.Status == Failed || o.Status == TimedOut || o.Status == Invalid
+}
 
 // Executor runs one hook process.
 type Executor struct {
 	// ProjectDir is the working directory when the payload's cwd does not
 	// exist, and QUIVER_PROJECT_DIR.
 	ProjectDir string
-	// Env is the caller's environment; quiver's variables are added.
+	// Env holds variables added to the environment every hook gets
+	// (proc.Environ); quiver's own QUIVER_* variables come after them.
 	Env []string
 	// Timeout per hook (DefaultTimeout if 0).
 	Timeout time.Duration
 }
 
-// blocking reports the events whose hooks can block.
+// Blocking reports the events whose hooks can block.
+func Blocking(event string) bool { return blocking(event) }
+
 func blocking(event string) bool {
 	return event == discovery.BeforeToolCall || event == discovery.UserMessageSend
 }

@@ -79,11 +79,19 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 	}
 	cur := p.clone()
 	for i, h := range hooks {
-		data, err := json.Marshal(cur) // once per invocation: earlier hooks may have changed it
-		if err != nil {
-			data = []byte("{}")
+		if ctx.Err() != nil {
+			break // interrupted: the caller says so, nothing else runs
 		}
-		o := t.Run(ctx, h, event, data, dir)
+		var o Outcome
+		if h.Status == discovery.Invalid {
+			o = invalidOutcome(h)
+		} else {
+			data, err := json.Marshal(cur) // once per invocation: earlier hooks may have changed it
+			if err != nil {
+				data = []byte("{}")
+			}
+			o = t.Run(ctx, h, event, data, dir)
+		}
 		changed := false
 		if o.Status == OK && o.Response != nil {
 			changed = t.apply(event, o.Response, cur, res)
@@ -92,7 +100,11 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		if o.Status == Blocked || (o.failed() && t.FailClosed && blocking(event)) {
 			res.Blocked, res.BlockedBy = true, h.Name
 			res.Reason = o.Reason
-			if o.Status != Blocked {
+			switch o.Status {
+			case Blocked:
+			case Invalid:
+				res.Reason = "hook " + h.Name + " is invalid: " + o.Error
+			default:
 				res.Reason = "hook " + h.Name + " failed: " + o.Error
 			}
 			for _, rest := range hooks[i+1:] {
@@ -102,6 +114,11 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		}
 	}
 	return res
+}
+
+// invalidOutcome reports a hook that discovery found invalid; it is not run.
+func invalidOutcome(h discovery.Hook) Outcome {
+	return Outcome{Hook: h, Status: Invalid, Error: h.Reason, ExitCode: -1}
 }
 
 // apply chains one hook's response into the payload for later hooks and
@@ -137,6 +154,10 @@ func (t *Trigger) fireAll(ctx context.Context, event string, p Payload, hooks []
 	sem := make(chan struct{}, max(4, runtime.NumCPU()))
 	var wg sync.WaitGroup
 	for i, h := range hooks {
+		if h.Status == discovery.Invalid {
+			outcomes[i] = invalidOutcome(h)
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {

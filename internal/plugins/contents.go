@@ -21,6 +21,8 @@ type Item struct {
 	Path string
 	// Disabled is set for hooks whose file name ends in ".disable".
 	Disabled bool
+	// Link is set for hooks that are symlinks (followed by the scan).
+	Link bool
 }
 
 // Skipped is a file that looks like an item but is not one, with the reason.
@@ -115,7 +117,7 @@ func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped [
 		case fi.Mode()&0o111 == 0:
 			skipped = append(skipped, Skipped{p, "not executable (chmod +x it to make it a hook)"})
 		default:
-			it := Item{Name: name, Path: p}
+			it := Item{Name: name, Path: p, Link: e.Type()&fs.ModeSymlink != 0}
 			if base, ok := strings.CutSuffix(name, DisabledSuffix); ok && base != "" {
 				it.Name, it.Disabled = base, true
 			}

@@ -86,7 +86,7 @@ func TestScanDirHooks(t *testing.T) {
 		{Name: "b-hook", Path: filepath.Join(hooks, "b-hook")},
 		{Name: "log.py", Path: filepath.Join(hooks, "log.py")},
 		{Name: "user-only-x", Path: filepath.Join(hooks, "user-only-x")},
-		{Name: "via-link", Path: filepath.Join(hooks, "via-link")},
+		{Name: "via-link", Path: filepath.Join(hooks, "via-link"), Link: true},
 	}
 	if !reflect.DeepEqual(c.Hooks, want) {
 		t.Errorf("Hooks =\n%+v\nwant\n%+v", c.Hooks, want)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // copyTree copies the plain folder src into dst (which must not exist),
@@ -40,7 +42,7 @@ func copyTree(src, dst string) error {
 }
 
 func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
+	in, err := safefs.Open(src)
 	if err != nil {
 		return err
 	}
@@ -49,7 +51,11 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	n, err := io.Copy(out, io.LimitReader(in, MaxPluginFile+1))
+	if err == nil && n > MaxPluginFile {
+		err = fmt.Errorf("%s is larger than %s; plugin files may be at most that", src, safefs.Size(MaxPluginFile))
+	}
+	if err != nil {
 		out.Close()
 		return err
 	}

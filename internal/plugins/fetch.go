@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -33,8 +34,10 @@ var (
 
 // Credentials decides what HTTP auth goes with a URL (SPEC §5): the token is
 // sent only to the scheme, host and port of the git base, so typing another
-// host's URL can never leak it. A password written in the URL itself is used
-// for that URL only and never stored.
+// host's URL can never leak it. Credentials written in the URL itself (a
+// user and password, or a token as the user) are used for that URL only
+// and never stored: the URL fetched from, and so the plugin's .git/config,
+// carries none.
 type Credentials struct {
 	// Token is QUIVER_GIT_TOKEN, else GITHUB_TOKEN.
 	Token string
@@ -47,17 +50,18 @@ type Credentials struct {
 func (c Credentials) auth(rawURL string) (transport.AuthMethod, string, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w %q: %v", ErrInvalidSpec, RedactURL(rawURL), err)
+		return nil, "", fmt.Errorf("%w %q: %v", ErrInvalidSpec, Redact(rawURL), err)
 	}
 	switch ep.Protocol {
 	case "http", "https":
-		if ep.Password != "" {
-			return &githttp.BasicAuth{Username: ep.User, Password: ep.Password}, RedactURL(rawURL), nil
+		clean := Redact(rawURL)
+		if ep.User != "" || ep.Password != "" {
+			return &githttp.BasicAuth{Username: ep.User, Password: ep.Password}, clean, nil
 		}
 		if c.Token != "" && c.sendsTokenTo(ep) {
-			return &githttp.BasicAuth{Username: "x-access-token", Password: c.Token}, rawURL, nil
+			return &githttp.BasicAuth{Username: "x-access-token", Password: c.Token}, clean, nil
 		}
-		return nil, rawURL, nil
+		return nil, clean, nil
 	case "ssh":
 		return sshAuth(ep.User), rawURL, nil
 	}
@@ -146,6 +150,9 @@ func (f *Fetcher) Fetch(ctx context.Context, spec Spec, link bool, dst string) (
 	if isGitRepo(spec.Path) {
 		return f.fetchGit(ctx, spec.Path, spec.Ref, dst)
 	}
+	if within(dst, spec.Path) {
+		return Fetched{}, fmt.Errorf("%s holds the scope's folder %s: a folder cannot be copied into itself; commit it to git, or move the plugin to a folder of its own", spec.Path, filepath.Dir(filepath.Dir(dst)))
+	}
 	if spec.Ref != "" {
 		return Fetched{}, fmt.Errorf("%w: %s is a plain folder, not a git repository; it has no ref %q", ErrInvalidSpec, spec.Path, spec.Ref)
 	}
@@ -163,6 +170,28 @@ func isGitRepo(dir string) bool {
 		}
 	}
 	return true
+}
+
+// within reports whether path lies inside dir (or is dir), comparing the
+// paths with symlinks resolved as far as they exist.
+func within(path, dir string) bool {
+	resolve := func(p string) string {
+		// path may not exist yet: resolve its nearest existing parent.
+		rest := ""
+		for {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				return filepath.Join(r, rest)
+			}
+			parent := filepath.Dir(p)
+			if parent == p {
+				return filepath.Join(p, rest)
+			}
+			rest = filepath.Join(filepath.Base(p), rest)
+			p = parent
+		}
+	}
+	rel, err := filepath.Rel(resolve(dir), resolve(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // RefKind says what a requested ref turned out to be.
@@ -193,7 +222,7 @@ func (f *Fetcher) resolve(ctx context.Context, rawURL, ref string) (target, tran
 	if err != nil {
 		return target{}, nil, "", err
 	}
-	shown := RedactURL(rawURL)
+	shown := Redact(rawURL)
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{fetchURL}})
 	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
 	if err != nil {
@@ -221,7 +250,7 @@ func (f *Fetcher) Latest(ctx context.Context, source, ref string) (string, RefKi
 }
 
 func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetched, error) {
-	shown := RedactURL(rawURL)
+	shown := Redact(rawURL)
 	t, auth, fetchURL, err := f.resolve(ctx, rawURL, ref)
 	if err != nil {
 		return Fetched{}, err
@@ -256,6 +285,9 @@ func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst string) (Fetche
 		if t.commit, err = resolvePrefix(repo, t.prefix); err != nil {
 			return Fetched{}, fmt.Errorf("%s: %w", shown, err)
 		}
+	}
+	if err := checkCommit(repo, t.commit, ref); err != nil {
+		return Fetched{}, fmt.Errorf("%s: %w", shown, err)
 	}
 	if err := checkTree(repo, t.commit); err != nil {
 		return Fetched{}, fmt.Errorf("%s: %w", shown, err)
@@ -302,7 +334,17 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 	if ref == "" {
 		head, ok := byName[plumbing.HEAD]
 		if !ok {
-			return target{}, ErrEmptyRepo
+			var branches []string
+			for _, r := range refs {
+				if r.Name().IsBranch() {
+					branches = append(branches, r.Name().Short())
+				}
+			}
+			if len(branches) == 0 {
+				return target{}, ErrEmptyRepo
+			}
+			sort.Strings(branches)
+			return target{}, fmt.Errorf("%w: the remote's HEAD names no existing branch, so it has no default branch; give a ref (branches: %s)", ErrRefNotFound, ChangedList(branches))
 		}
 		if head.Type() == plumbing.SymbolicReference {
 			if _, ok := byName[head.Target()]; ok {
@@ -421,6 +463,31 @@ func checkTree(repo *git.Repository, commit plumbing.Hash) error {
 	return nil
 }
 
+// ErrNotACommit is wrapped by the error for a ref that points at a tree or
+// a blob (a tag can), which cannot be installed.
+var ErrNotACommit = errors.New("not a commit")
+
+// checkCommit makes sure the object to check out is a commit, so that a tag
+// pointing at a tree or a blob is named for what it is rather than "object
+// not found".
+func checkCommit(repo *git.Repository, h plumbing.Hash, ref string) error {
+	obj, err := repo.Storer.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return fmt.Errorf("%w: %s (%s) was not sent by the server", ErrRefNotFound, h, refOrDefault(ref))
+	}
+	if obj.Type() != plumbing.CommitObject {
+		return fmt.Errorf("%w: %s points at a %s (%s), %s", ErrRefNotFound, refOrDefault(ref), obj.Type(), h, ErrNotACommit)
+	}
+	return nil
+}
+
+func refOrDefault(ref string) string {
+	if ref == "" {
+		return "the default branch"
+	}
+	return ref
+}
+
 // resolvePrefix finds the one commit whose hash starts with prefix.
 func resolvePrefix(repo *git.Repository, prefix string) (plumbing.Hash, error) {
 	if len(prefix) == 40 {
@@ -470,16 +537,5 @@ func gitError(shownURL string, err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("fetch %s: %w", shownURL, err)
 	}
-	return fmt.Errorf("fetch %s: %s", shownURL, redactAll(err.Error()))
-}
-
-// redactAll strips passwords from any URL inside an error message.
-func redactAll(msg string) string {
-	fields := strings.Fields(msg)
-	for i, f := range fields {
-		if strings.Contains(f, "://") && strings.Contains(f, "@") {
-			fields[i] = RedactURL(strings.Trim(f, `"'`))
-		}
-	}
-	return strings.Join(fields, " ")
+	return fmt.Errorf("fetch %s: %s", shownURL, Redact(err.Error()))
 }

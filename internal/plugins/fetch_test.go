@@ -265,7 +265,7 @@ func TestCredentialsAuth(t *testing.T) {
 		{"", "https://github.com/acme/guard.git", true},
 		{"", "https://GitHub.COM/acme/guard.git", true},
 		{"", "https://github.com:443/acme/guard.git", true},
-		{"", "https://someone@github.com/acme/guard.git", true},
+		{"", "https://someone@github.com/acme/guard.git", false}, // the URL's own user is used instead
 		{"https://github.com", "https://github.com/acme/guard", true},
 		{"https://github.com:443/", "https://github.com/acme/guard", true},
 		{"HTTPS://GITHUB.COM", "https://github.com/acme/guard", true},
@@ -297,8 +297,10 @@ func TestCredentialsAuth(t *testing.T) {
 			if sent := basic != nil && basic.Password == "tok"; sent != tc.sent {
 				t.Errorf("token sent = %v (auth %v), want %v", sent, auth, tc.sent)
 			}
-			if u != tc.url {
-				t.Errorf("fetch URL = %q, want %q unchanged", u, tc.url)
+			// Whatever the URL carries, the URL fetched (and so recorded
+			// in .git/config) carries no credential.
+			if want := Redact(tc.url); u != want {
+				t.Errorf("fetch URL = %q, want %q", u, want)
 			}
 		})
 	}
@@ -320,8 +322,23 @@ func TestCredentialsAuth(t *testing.T) {
 		if !ok || basic.Username != "me" || basic.Password != "pw" {
 			t.Errorf("auth = %#v, want basic me:pw", auth)
 		}
-		if u != "https://me@github.com/acme/guard.git" {
-			t.Errorf("fetch URL = %q, want the password removed", u)
+		if u != "https://github.com/acme/guard.git" {
+			t.Errorf("fetch URL = %q, want the credentials removed", u)
+		}
+	})
+	// A token written as the user (https://TOKEN@host) is a credential
+	// too: used for this fetch, never in the URL fetched or recorded.
+	t.Run("token as user", func(t *testing.T) {
+		auth, u, err := Credentials{Token: "tok"}.auth("https://ghp_SECRET@github.com/acme/guard.git")
+		if err != nil {
+			t.Fatal(err)
+		}
+		basic, ok := auth.(*githttp.BasicAuth)
+		if !ok || basic.Username != "ghp_SECRET" || basic.Password != "" {
+			t.Errorf("auth = %#v, want basic ghp_SECRET", auth)
+		}
+		if u != "https://github.com/acme/guard.git" {
+			t.Errorf("fetch URL = %q, want the token removed", u)
 		}
 	})
 }

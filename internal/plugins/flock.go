@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -23,38 +24,48 @@ const DefaultLockWait = 60 * time.Second
 // (see Installer.undoEmptyScope), so after taking the lock we check that the
 // file we hold is still the one at the path, and start over if not.
 func lockScope(ctx context.Context, s Scope, wait time.Duration, onWait func()) (unlock func(), err error) {
-	if err := os.MkdirAll(s.Root, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", s.Root, err)
+	return LockFile(ctx, s.mutexPath(), wait, onWait)
+}
+
+// LockFile takes an exclusive flock(2) on path (created, with its folder,
+// if needed), waiting up to wait and calling onWait once if it has to
+// wait. It is the one lock of quiver's mutating commands and of the trust
+// store. The file is opened without following a symlink, so a link planted
+// in its place cannot make quiver create a file elsewhere.
+func LockFile(ctx context.Context, path string, wait time.Duration, onWait func()) (unlock func(), err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
 	deadline := time.Now().Add(wait)
 	waited := false
 	for {
-		f, err := os.OpenFile(s.mutexPath(), os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("open scope lock: %w", err)
+			return nil, fmt.Errorf("open lock %s: %w", path, err)
 		}
 		fd := int(f.Fd())
 		err = syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			if sameFile(f, s.mutexPath()) {
+			if sameFile(f, path) {
 				return func() { syscall.Flock(fd, syscall.LOCK_UN); f.Close() }, nil
 			}
 			f.Close() // unlinked by its previous holder: lock the new one
-			if err := os.MkdirAll(s.Root, 0o755); err != nil {
-				return nil, fmt.Errorf("create %s: %w", s.Root, err)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("create %s: %w", dir, err)
 			}
 			continue
 		}
 		f.Close()
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			return nil, fmt.Errorf("lock %s: %w", s.Root, err)
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
 		}
 		if !waited && onWait != nil {
 			onWait()
 		}
 		waited = true
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w (%s); gave up after %s, try again when it has finished", ErrBusy, s.Root, wait)
+			return nil, fmt.Errorf("%w (%s); gave up after %s, try again when it has finished", ErrBusy, dir, wait)
 		}
 		select {
 		case <-ctx.Done():

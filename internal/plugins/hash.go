@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // HashPrefix starts every content hash in the lock file.
@@ -64,7 +66,7 @@ func HashDir(dir string) (Digest, error) {
 			if err != nil {
 				return err
 			}
-			sum, err := hashFile(p)
+			sum, err := safefs.HashFile(p, safefs.MaxContent)
 			if err != nil {
 				return err
 			}
@@ -114,19 +116,6 @@ func (d Digest) Changed(other Digest) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func hashFile(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ShortHash returns the first 12 hex digits of a content hash, for humans.

@@ -66,6 +66,9 @@ type AddRequest struct {
 // first removes what this command created (scope root, plugins folder,
 // lock file) if it is still empty, so a failed command leaves no trace.
 func (in *Installer) begin(ctx context.Context) (end func(failed bool), err error) {
+	if err := in.Scope.CheckLinks(); err != nil {
+		return nil, err
+	}
 	wait := in.LockWait
 	if wait == 0 {
 		wait = DefaultLockWait

@@ -135,7 +135,7 @@ func ResolveName(spec Spec, override string) (Name, error) {
 		}
 	}
 	if spec.Name.IsZero() {
-		return Name{}, fmt.Errorf("%w %q: cannot derive an org/repo name from it; give one with --name org/repo", ErrInvalidSpec, RedactURL(spec.Raw))
+		return Name{}, fmt.Errorf("%w %q: cannot derive an org/repo name from it; give one with --name org/repo", ErrInvalidSpec, Redact(spec.Raw))
 	}
 	return spec.Name, nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // A journal records, beside the plugins, the change a mutating command is
@@ -92,16 +94,57 @@ func (in *Installer) recover() error {
 	return nil
 }
 
-func (in *Installer) replay(n Name) error {
-	data, err := os.ReadFile(in.journalPath(n))
-	if err != nil {
+// check validates a journal read from disk before any of its names is
+// joined to a path: a journal is a file in a folder that a repository may
+// have committed, so it is other people's input like any other.
+func (j journal) check(n Name) error {
+	var stage string
+	switch j.Op {
+	case opInstall:
+		stage = ".stage-"
+	case opRemove:
+		stage = ".trash-"
+	default:
+		return fmt.Errorf("unknown operation %q", j.Op)
+	}
+	own := func(field, value, kind string) error {
+		if err := safefs.Name(value); err != nil {
+			return fmt.Errorf("%s: %w", field, err)
+		}
+		if !strings.HasPrefix(value, kind+n.Dir()+"-") {
+			return fmt.Errorf("%s %q is not a %s folder of %s", field, value, strings.Trim(kind, ".-"), n)
+		}
+		return nil
+	}
+	if err := own("stage", j.Stage, stage); err != nil {
 		return err
 	}
+	if j.Backup != "" {
+		if err := own("backup", j.Backup, ".backup-"); err != nil {
+			return err
+		}
+	}
+	if j.Entry != nil && j.Entry.Source == "" {
+		return errors.New("entry has no source")
+	}
+	return nil
+}
+
+func (in *Installer) replay(n Name) error {
+	data, err := safefs.ReadFile(in.journalPath(n), safefs.MaxMeta)
 	var j journal
-	if err := json.Unmarshal(data, &j); err != nil || strings.ContainsAny(j.Stage+j.Backup, "/\\") {
-		// A torn journal is only ever written before any rename (the
-		// write is atomic), so there is nothing to undo.
-		in.removeJournal(n)
+	if err == nil {
+		err = json.Unmarshal(data, &j)
+	}
+	if err == nil {
+		err = j.check(n)
+	}
+	if err != nil {
+		// quiver writes a journal atomically before its first rename, so
+		// one that cannot be read or does not check out is not a record
+		// of anything quiver did: drop it, touching nothing it names.
+		os.RemoveAll(in.journalPath(n))
+		in.notify(fmt.Sprintf("ignored and removed %s: %v", in.journalPath(n), err))
 		return nil
 	}
 	dir := in.Scope.PluginsDir()

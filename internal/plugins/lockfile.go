@@ -11,6 +11,8 @@ import (
 	"sort"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // LockVersion is the lock file format this quiver writes and reads.
@@ -46,7 +48,7 @@ func (l *Lock) Names() []string {
 
 // ReadLock reads a lock file. A missing file is an empty lock.
 func ReadLock(path string) (*Lock, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, safefs.MaxMeta)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Lock{Version: LockVersion, Plugins: map[string]LockEntry{}}, nil
 	}

@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Manifest is the optional plugin.yaml of a plugin repository.
@@ -21,7 +22,7 @@ type Manifest struct {
 // ReadManifest reads dir/plugin.yaml; a missing file is an empty manifest.
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, "plugin.yaml"))
+	data, err := safefs.ReadFile(filepath.Join(dir, "plugin.yaml"), safefs.MaxMeta)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}

@@ -40,6 +40,26 @@ func (s Scope) CacheDir() string { return filepath.Join(s.Root, "cache") }
 // mutexPath is the file flock(2)ed by mutating commands.
 func (s Scope) mutexPath() string { return filepath.Join(s.Root, ".lock") }
 
+// CheckLinks refuses a project scope whose own entries (the root, plugins/,
+// data/, cache/, the lock file and the scope lock) are symlinks: a
+// repository could commit such a link to make quiver write into, or delete
+// from, a folder elsewhere on the user's disk. The user's global scope may
+// be linked as the user likes.
+func (s Scope) CheckLinks() error {
+	if s.Location != Local {
+		return nil
+	}
+	for _, p := range []string{s.Root, s.PluginsDir(), filepath.Join(s.Root, "data"), s.CacheDir(), s.LockPath(), s.mutexPath()} {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, _ := os.Readlink(p)
+		return fmt.Errorf("%s is a symlink (to %s); quiver does not follow links in a project's .quiver folder: remove it", p, target)
+	}
+	return nil
+}
+
 // Layout is the resolved pair of scopes for one invocation.
 type Layout struct {
 	// ProjectDir is the project directory (SPEC §1).

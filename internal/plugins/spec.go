@@ -46,7 +46,7 @@ func (s Spec) Source() string {
 	if s.IsLocal() {
 		return s.Path
 	}
-	return RedactURL(s.URL)
+	return Redact(s.URL)
 }
 
 var (
@@ -60,7 +60,7 @@ var (
 // ref given with @REF is returned in Spec.Ref; the caller merges --ref.
 func ParseSpec(raw, base, dir string) (Spec, error) {
 	s := Spec{Raw: raw}
-	shown := RedactURL(raw) // errors quote the spec, never its password
+	shown := Redact(raw) // errors quote the spec, never its password
 	if raw == "" || strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, "\x00\n\r\t") {
 		return s, fmt.Errorf("%w %q: empty or contains whitespace", ErrInvalidSpec, shown)
 	}
@@ -176,16 +176,47 @@ func ValidateRef(ref string) error {
 	return nil
 }
 
-// RedactURL removes a password (token) from a URL so it can be shown or
-// stored. Other strings are returned unchanged.
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+// Redact removes credentials from every URL in s, which may be a URL, a
+// lock entry's source, or any message (go-git's errors quote URLs): the
+// whole user part of an http(s) URL (user, password, or a token written as
+// the user, https://TOKEN@host), and the password of any other URL. An SSH
+// user name (ssh://git@host) is kept: it is how SSH addresses the account,
+// not a secret. It is the one redaction for everything quiver stores or
+// prints.
+func Redact(s string) string {
+	if !strings.Contains(s, "://") {
 		return s
 	}
-	if _, ok := u.User.Password(); !ok {
-		return s
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := i
+		for start > 0 && isSchemeByte(s[start-1]) {
+			start--
+		}
+		scheme := strings.ToLower(s[start:i])
+		auth := s[i+3:]
+		end := strings.IndexAny(auth, "/?#\"' \t\r\n`<>()[]{},;")
+		if end < 0 {
+			end = len(auth)
+		}
+		at := strings.LastIndex(auth[:end], "@")
+		b.WriteString(s[:i+3])
+		if at >= 0 {
+			if user, _, _ := strings.Cut(auth[:at], ":"); user != "" && scheme != "http" && scheme != "https" {
+				b.WriteString(user + "@")
+			}
+			auth, end = auth[at+1:], end-(at+1)
+		}
+		b.WriteString(auth[:end])
+		s = auth[end:]
 	}
-	u.User = url.User(u.User.Username())
-	return u.String()
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
 }

@@ -152,7 +152,7 @@ func TestParseSpecGitFolderName(t *testing.T) {
 func TestSpecSource(t *testing.T) {
 	tests := []struct{ raw, want string }{
 		{"acme/guard", "https://github.com/acme/guard.git"},
-		{"https://x-access-token:s3cret@github.com/acme/guard.git", "https://x-access-token@github.com/acme/guard.git"},
+		{"https://x-access-token:s3cret@github.com/acme/guard.git", "https://github.com/acme/guard.git"},
 		{"git@github.com:acme/guard.git@v1", "git@github.com:acme/guard.git"},
 		{"./guard", "/home/u/proj/guard"},
 		{"file:///srv/acme/guard@v1", "/srv/acme/guard"},
@@ -200,15 +200,24 @@ func TestValidateRef(t *testing.T) {
 	}
 }
 
-func TestRedactURL(t *testing.T) {
+// Every credential form goes: user and password, a token as the user, a
+// token as the password, in a bare URL or inside a message.
+func TestRedact(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"https://user:pass@host/x", "https://user@host/x"},
-		{"https://x-access-token:tok@github.com/acme/guard.git", "https://x-access-token@github.com/acme/guard.git"},
+		{"https://user:pass@host/x", "https://host/x"},
+		{"https://x-access-token:tok@github.com/acme/guard.git", "https://github.com/acme/guard.git"},
+		{"https://ghp_SECRET@host/org/repo.git", "https://host/org/repo.git"},
+		{"HTTPS://ghp_SECRET@host/org/repo.git", "HTTPS://host/org/repo.git"},
+		{"https://ghp_SECRET@host", "https://host"},
 		{"ssh://git:pw@host/acme/guard.git", "ssh://git@host/acme/guard.git"},
-		{"http://u:p@127.0.0.1:8080/a/b.git?x=1", "http://u@127.0.0.1:8080/a/b.git?x=1"},
+		{"http://u:p@127.0.0.1:8080/a/b.git?x=1", "http://127.0.0.1:8080/a/b.git?x=1"},
+		{"https://a@b:c@host/x", "https://host/x"},
+		{`Get "https://ghp_SECRET@host/a/b.git/info/refs?service=git-upload-pack": dial tcp`, `Get "https://host/a/b.git/info/refs?service=git-upload-pack": dial tcp`},
+		{"from https://t1@h1/x and http://u:t2@h2/y.", "from https://h1/x and http://h2/y."},
 		// nothing to remove
-		{"https://user@host/x", "https://user@host/x"},
+		{"ssh://git@host/x", "ssh://git@host/x"},
 		{"https://host/x", "https://host/x"},
+		{"mail me@host", "mail me@host"},
 		{"git@github.com:acme/guard.git", "git@github.com:acme/guard.git"},
 		{"/abs/path", "/abs/path"},
 		{"not a url", "not a url"},
@@ -217,8 +226,8 @@ func TestRedactURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			if got := plugins.RedactURL(tc.in); got != tc.want {
-				t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := plugins.Redact(tc.in); got != tc.want {
+				t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}

@@ -9,11 +9,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Errors of update, install and enable/disable.
@@ -205,6 +208,9 @@ func LocalChanges(dir string, e LockEntry) (changed []string, modified bool) {
 // gitDigest computes the per-file lines of HashDir for the files of the
 // commit checked out in dir, straight from the git objects.
 func gitDigest(dir string) (Digest, error) {
+	if err := checkGitDir(filepath.Join(dir, ".git")); err != nil {
+		return Digest{}, err
+	}
 	repo, err := git.PlainOpen(dir)
 	if err != nil {
 		return Digest{}, err
@@ -244,6 +250,30 @@ func gitDigest(dir string) (Digest, error) {
 		return nil
 	})
 	return d, err
+}
+
+// checkGitDir refuses a .git that quiver did not make: go-git reads its
+// files without asking what they are, so a .git folder committed into a
+// project's plugin could hold a FIFO or a link to /dev/zero and hang every
+// command that looks at the plugin's history. A clone quiver made holds
+// only folders and regular files.
+func checkGitDir(gitDir string) error {
+	fi, err := os.Lstat(gitDir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is %s, not a git folder", gitDir, safefs.Kind(fi.Mode()))
+	}
+	return filepath.WalkDir(gitDir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() && !e.Type().IsRegular() {
+			return fmt.Errorf("%s is %s; quiver reads no such file", p, safefs.Kind(e.Type()))
+		}
+		return nil
+	})
 }
 
 // SyncResult says what Sync did to one plugin.

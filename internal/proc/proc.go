@@ -9,7 +9,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -19,11 +22,34 @@ import (
 // exited or was killed: a forked grandchild may hold them open forever.
 const WaitDelay = 500 * time.Millisecond
 
+// secretVars are quiver's own secrets: never passed to a hook, whoever
+// builds the environment. QUIVER_GIT_TOKEN is for quiver's fetches only.
+// (GITHUB_TOKEN is the user's own variable and stays: hooks may need it.)
+var secretVars = []string{"QUIVER_GIT_TOKEN"}
+
+// Environ is the environment of every process quiver starts for a hook
+// (`hook`, `run`, validate, doctor, serve): quiver's own environment
+// without its secrets, plus vars ("KEY=value"; a later one wins). Run
+// calls it, so no caller can hand a hook the token by accident.
+func Environ(vars ...string) []string {
+	all := append(os.Environ(), vars...)
+	out := make([]string, 0, len(all))
+	for _, kv := range all {
+		key, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(secretVars, key) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // Spec describes one run.
 type Spec struct {
-	Path  string
-	Args  []string
-	Dir   string
+	Path string
+	Args []string
+	Dir  string
+	// Env holds variables added to quiver's own environment (see
+	// Environ).
 	Env   []string
 	Stdin []byte
 	// Timeout of zero means no timeout beyond ctx.
@@ -57,7 +83,7 @@ func Run(ctx context.Context, s Spec) Result {
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
 	cmd.Dir = s.Dir
-	cmd.Env = s.Env
+	cmd.Env = Environ(s.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	killGroup := func() error {
 		if cmd.Process == nil {
