@@ -82,6 +82,14 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"gitdown": func(ts *testscript.TestScript, neg bool, args []string) {
 				server(ts).Close()
 			},
+			// gittagobject NAME TAG REV: tag whatever REV names (a tree, a
+			// blob), as only a crafted repository would.
+			"gittagobject": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 3 {
+					ts.Fatalf("usage: gittagobject NAME TAG REV")
+				}
+				ts.Check(server(ts).TagObject(args[0], args[1], args[2]))
+			},
 		},
 	}
 }

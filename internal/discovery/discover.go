@@ -214,7 +214,7 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	trust, err := loadTrust(o.Layout, srcs, o.TrustAll)
+	trust, err := loadTrust(o.Layout, srcs, o.TrustAll, false)
 	if err != nil {
 		return nil, err
 	}

@@ -219,9 +219,11 @@ func fingerprintLine(ph ProjectHook) (string, error) {
 }
 
 // loadTrust computes the project's trust state from the local sources.
-func loadTrust(l plugins.Layout, srcs []source, all bool) (Trust, error) {
+// When nothing hangs on the record (no project hooks, or all trusted), it
+// is only read if withRecord asks for it: hook runs skip the read.
+func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, error) {
 	t := Trust{Project: l.ProjectDir, All: all, Hooks: projectHooks(srcs)}
-	if l.Local == nil || len(t.Hooks) == 0 || all {
+	if l.Local == nil || ((len(t.Hooks) == 0 || all) && !withRecord) {
 		return t, nil
 	}
 	var err error
@@ -236,13 +238,14 @@ func loadTrust(l plugins.Layout, srcs []source, all bool) (Trust, error) {
 	return t, nil
 }
 
-// ProjectTrust returns the trust state of the layout's project.
+// ProjectTrust returns the trust state of the layout's project, with its
+// record in the trust store.
 func ProjectTrust(l plugins.Layout, trustAll bool) (Trust, error) {
 	srcs, err := localSources(l, plugins.HookKind)
 	if err != nil {
 		return Trust{}, err
 	}
-	return loadTrust(l, srcs, trustAll)
+	return loadTrust(l, srcs, trustAll, true)
 }
 
 // ErrTrustChanged is returned by RecordTrustIf when the project's trust

@@ -190,6 +190,20 @@ func (s *Server) Tag(name, tag string, annotated bool) error {
 	return err
 }
 
+// TagObject points tag at any object the revision names in the work tree
+// (rev "main^{tree}" tags a tree, as a hostile repository can) and pushes
+// it.
+func (s *Server) TagObject(name, tag, rev string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	work := filepath.Join(s.Work, name)
+	if _, err := s.git(work, "tag", "-f", tag, rev); err != nil {
+		return err
+	}
+	_, err := s.git(work, "push", "-q", "-f", "origin", "refs/tags/"+tag)
+	return err
+}
+
 // RevParse resolves a revision in the repository's work tree.
 func (s *Server) RevParse(name, rev string) (string, error) {
 	s.mu.Lock()

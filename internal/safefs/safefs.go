@@ -70,7 +70,7 @@ func regular(path string, fi fs.FileInfo) error {
 	if fi.Mode().IsRegular() {
 		return nil
 	}
-	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
+	return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
 }
 
 // Kind names a file type for messages: "a named pipe", "a device".
@@ -158,6 +158,9 @@ func RelPath(p string) (string, error) {
 	bad := func(why string) (string, error) {
 		return "", fmt.Errorf("%w %q: %s", ErrBadPath, p, why)
 	}
+	if strings.HasPrefix(p, "/") {
+		return bad("absolute")
+	}
 	clean := p
 	for strings.HasPrefix(clean, "./") {
 		clean = clean[2:]
@@ -166,8 +169,6 @@ func RelPath(p string) (string, error) {
 	switch {
 	case clean == "" || clean == ".":
 		return bad("empty")
-	case strings.HasPrefix(clean, "/"):
-		return bad("absolute")
 	case strings.Contains(clean, `\`):
 		return bad("contains a backslash")
 	}

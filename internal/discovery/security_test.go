@@ -1,0 +1,163 @@
+package discovery
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// A guard whose first `hook` answer is too slow (a cold start) must not be
+// switched off for good: the failure is kept for a minute at most, then
+// the hook is asked again, and a real answer is kept for good. Meanwhile
+// ForEvent hands it to the runtime as invalid, so a --fail-closed run
+// blocks instead of running without it.
+func TestSlowFirstAnswerIsAskedAgain(t *testing.T) {
+	tr := newTree(t)
+	slowOnce := filepath.Join(filepath.Dir(tr.count), "slow-once")
+	if err := os.WriteFile(slowOnce, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr.write(plugins.Global, "hooks/guard", `#!/bin/sh
+if [ "$1" = hook ]; then
+  echo "$0" >> "$QUIVER_TEST_ASKED"
+  if [ -e "`+slowOnce+`" ]; then rm "`+slowOnce+`"; sleep 5; fi
+  echo before_tool_call
+fi
+exit 0
+`, 0o755)
+	now := time.Unix(1_800_000_000, 0)
+	o := tr.options()
+	o.QueryTimeout = 300 * time.Millisecond
+	o.Now = func() time.Time { return now }
+
+	hs := tr.hooks(o)
+	if got := hookSummary(hs); len(got) != 1 || !strings.Contains(got[0], "guard invalid (did not answer `hook` within 300ms)") {
+		t.Fatalf("first discovery: %v", got)
+	}
+	if got := hs.ForEvent(BeforeToolCall); len(got) != 1 || got[0].Status != Invalid {
+		t.Fatalf("ForEvent hides the invalid guard: %+v", got)
+	}
+	if got := tr.asked(); len(got) != 1 {
+		t.Fatalf("asked %v, want the guard once", got)
+	}
+
+	// Within the minute: the failure stands, and nobody is asked.
+	now = now.Add(59 * time.Second)
+	if got := hookSummary(tr.hooks(o)); !strings.Contains(got[0], "invalid") {
+		t.Fatalf("within a minute: %v", got)
+	}
+	if got := tr.asked(); len(got) != 0 {
+		t.Fatalf("asked %v within a minute of the failure", got)
+	}
+
+	// A minute later: asked again, answers, and the answer is kept.
+	now = now.Add(time.Second)
+	hs = tr.hooks(o)
+	if got := hookSummary(hs); len(got) != 1 || got[0] != "guard active" {
+		t.Fatalf("a minute later: %v", got)
+	}
+	if got := hs.ForEvent(BeforeToolCall); len(got) != 1 || got[0].Status != Active {
+		t.Fatalf("ForEvent: %+v", got)
+	}
+	tr.asked()
+	now = now.Add(24 * time.Hour)
+	tr.hooks(o)
+	if got := tr.asked(); len(got) != 0 {
+		t.Fatalf("a real answer was asked again: %v", got)
+	}
+}
+
+// An interrupted question teaches nothing: no failure is cached for a
+// hook that was never really asked.
+func TestInterruptedQuestionIsNotCached(t *testing.T) {
+	tr := newTree(t)
+	tr.hook(plugins.Global, "hooks/guard", BeforeToolCall)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	o := tr.options()
+	hs, err := Hooks(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hs.Hooks[0].Status != Invalid {
+		t.Fatalf("interrupted: %+v", hs.Hooks[0])
+	}
+	if got := hookSummary(tr.hooks(o)); got[0] != "guard active" {
+		t.Fatalf("after an interrupted question: %v", got)
+	}
+}
+
+// An invalid hook whose name an active hook holds is no guard gone
+// missing: ForEvent leaves it out.
+func TestForEventLeavesOutInvalidHooksWhoseNameIsHeld(t *testing.T) {
+	hs := &HookSet{Hooks: []Hook{
+		{Name: "guard", Status: Invalid, Reason: "crashed"},
+		{Name: "guard", Status: Active, Event: BeforeToolCall},
+		{Name: "other", Status: Invalid, Reason: "crashed"},
+		{Name: "typed", Status: Invalid, Event: AfterToolCall, Reason: "x"},
+		{Name: "shadowed", Status: Shadowed},
+	}}
+	var got []string
+	for _, h := range hs.ForEvent(BeforeToolCall) {
+		got = append(got, h.Name+" "+string(h.Status))
+	}
+	if strings.Join(got, ", ") != "guard active, other invalid" {
+		t.Fatalf("ForEvent = %v", got)
+	}
+}
+
+// Concurrent trusts in several projects and a revocation beside them: the
+// trust store loses no record, and the revocation stays (SPEC §9).
+func TestTrustStoreUpdatesAreSerialized(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	const n = 8
+	for round := range 5 {
+		var layouts []plugins.Layout
+		for i := range n {
+			project := filepath.Join(t.TempDir(), "p")
+			l := plugins.NewLayout(project, home)
+			p := filepath.Join(l.Local.Root, "hooks", "h")
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte("#!/bin/sh\n# "+string(rune('a'+i))+"\n"), 0o755)
+			layouts = append(layouts, l)
+		}
+		if _, err := RecordTrust(layouts[0]); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i, l := range layouts {
+			wg.Go(func() {
+				var err error
+				if i == 0 {
+					_, err = RevokeTrust(l)
+				} else {
+					_, err = RecordTrust(l)
+				}
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, l := range layouts {
+			tt, err := ProjectTrust(l, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := i != 0; tt.Trusted() != want {
+				t.Fatalf("round %d: project %d trusted = %v, want %v", round, i, tt.Trusted(), want)
+			}
+		}
+	}
+}
