@@ -17,7 +17,13 @@ func main() {
 func quiverMain() int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	stop := handleSignals(cancel, os.Exit)
+	app := newApp()
+	stop := handleSignals(cancel, func(ie interruptedError) {
+		// The command did not wind down in time: end it here, as the
+		// shell would, saying why.
+		app.printError(ie)
+		os.Exit(ie.exitCode())
+	})
 	defer stop()
-	return newApp().run(ctx, os.Args[1:])
+	return app.run(ctx, os.Args[1:])
 }

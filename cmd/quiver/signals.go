@@ -39,9 +39,10 @@ func interruption(ctx context.Context) (interruptedError, bool) {
 }
 
 // handleSignals cancels the command's context at the first SIGINT or
-// SIGTERM, then ends the process (through exit) at a second signal or
-// after interruptGrace, whichever comes first. stop releases the handler.
-func handleSignals(cancel context.CancelCauseFunc, exit func(int)) (stop func()) {
+// SIGTERM, then ends the process (through giveUp, which must exit) at a
+// second signal or after interruptGrace, whichever comes first. stop
+// releases the handler.
+func handleSignals(cancel context.CancelCauseFunc, giveUp func(interruptedError)) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -63,7 +64,7 @@ func handleSignals(cancel context.CancelCauseFunc, exit func(int)) (stop func())
 		case <-done:
 			return
 		}
-		exit(ie.exitCode())
+		giveUp(ie)
 	}()
 	return func() {
 		signal.Stop(ch)
