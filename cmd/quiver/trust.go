@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,11 +20,17 @@ type trustJSON struct {
 	Trusted     bool            `json:"trusted"`
 	Fingerprint string          `json:"fingerprint"`
 	Hooks       []trustHookJSON `json:"hooks"`
+	// Replaces lists the project's plugins that shadow your global
+	// install of the same plugin (whose hooks then do not run here).
+	Replaces []string `json:"replaces"`
 }
 
 type trustHookJSON struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
+	// Invalid says why the hook never runs, trusted or not (it leaves
+	// its folder through a symlink).
+	Invalid string `json:"invalid,omitempty"`
 }
 
 func (a *App) newTrustCmd() *cobra.Command {
@@ -79,27 +86,38 @@ func (a *App) runTrust(o trustOptions) error {
 		return err
 	}
 	if o.JSON {
-		out := trustJSON{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []trustHookJSON{}}
+		out := trustJSON{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []trustHookJSON{}, Replaces: []string{}}
 		for _, h := range t.Hooks {
-			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path})
+			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: h.Escape})
 		}
+		out.Replaces = append(out.Replaces, t.Replaces...)
 		return writeJSON(a.Stdout, out)
 	}
 	if o.Revoke {
 		return nil
 	}
-	if len(t.Hooks) == 0 {
+	if t.Empty() {
 		a.warnf("%s has no project hooks; there is nothing to trust.", layout.ProjectDir)
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Hooks), layout.ProjectDir)
-	for _, h := range t.Hooks {
-		rel, err := filepath.Rel(layout.ProjectDir, h.Path)
-		if err != nil {
-			rel = h.Path
+	if len(t.Hooks) > 0 {
+		fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Hooks), layout.ProjectDir)
+		for _, h := range t.Hooks {
+			rel, err := filepath.Rel(layout.ProjectDir, h.Path)
+			if err != nil {
+				rel = h.Path
+			}
+			line := fmt.Sprintf("  %-40s %s", h.Name, rel)
+			if h.Escape != "" {
+				line += " (invalid, never runs: " + h.Escape + ")"
+			}
+			fmt.Fprintln(a.Stdout, visible(line))
 		}
-		fmt.Fprintf(a.Stdout, "  %-40s %s\n", visible(h.Name), visible(rel))
 	}
-	fmt.Fprintln(a.Stdout, "They run until one of them changes; then quiver asks you again.")
+	if len(t.Replaces) > 0 {
+		fmt.Fprintf(a.Stdout, "Trusted the project's own version of %s in %s: it replaces your global install, whose hooks do not run here.\n",
+			visible(strings.Join(t.Replaces, ", ")), layout.ProjectDir)
+	}
+	fmt.Fprintln(a.Stdout, "This holds until any of it changes; then quiver asks you again.")
 	return nil
 }

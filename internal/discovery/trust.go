@@ -43,6 +43,11 @@ type Trust struct {
 	Project string
 	// Hooks are the project's hooks, by path.
 	Hooks []ProjectHook
+	// Replaces names the project's plugins that shadow the user's global
+	// install of the same plugin as a whole: even without hooks of their
+	// own, they switch the user's global hooks off, so that is the
+	// repository's choice to review like a hook.
+	Replaces []string
 	// Fingerprint covers path, exec bit and content of every project hook;
 	// "" when there are none.
 	Fingerprint string
@@ -56,8 +61,12 @@ type Trust struct {
 // user trusts everything, or the project has no hooks, or they are exactly
 // the ones the user reviewed.
 func (t Trust) Trusted() bool {
-	return t.All || len(t.Hooks) == 0 || (t.Recorded != "" && t.Recorded == t.Fingerprint)
+	return t.All || t.Empty() || (t.Recorded != "" && t.Recorded == t.Fingerprint)
 }
+
+// Empty reports a project that changes nothing about which hooks run: no
+// project hooks, and no plugin that replaces a global one.
+func (t Trust) Empty() bool { return len(t.Hooks) == 0 && len(t.Replaces) == 0 }
 
 type trustStore struct {
 	Version  int                    `yaml:"version"`
@@ -159,16 +168,27 @@ func (c *confiner) check(it plugins.Item) string {
 	return fmt.Sprintf("symlink to %s leaves %s; project hooks must be files inside it, so the fingerprint covers what runs", shown, c.root)
 }
 
-// fingerprint hashes path (relative to the project), exec bit and content
-// of each project hook, reading only regular files (with the content
-// limit): a hook that escapes its root is hashed by its link target, never
-// followed, and a FIFO or device by its kind, never opened.
-func fingerprint(project string, hooks []ProjectHook) (string, error) {
-	if len(hooks) == 0 {
+// fingerprint covers everything the repository decides about what runs:
+// path (relative to the project), exec bit and content of each project
+// hook, reading only regular files (with the content limit: a hook that
+// escapes its root is hashed by its link target, never followed, and a
+// FIFO or device by its kind, never opened); the project's plugins that
+// replace a global install; and where the project's lock file says each
+// of its plugins comes from (source and ref), so that a pull that points
+// an installed plugin elsewhere asks again before an update fetches it.
+func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
+	if t.Empty() {
 		return "", nil
 	}
 	h := sha256.New()
-	for _, ph := range hooks {
+	for _, name := range lock.Names() {
+		e := lock.Plugins[name]
+		fmt.Fprintf(h, "lock\x00%s\x00%s\x00%s\n", name, e.Source, e.Ref)
+	}
+	for _, name := range t.Replaces {
+		fmt.Fprintf(h, "replaces\x00%s\n", name)
+	}
+	for _, ph := range t.Hooks {
 		line, err := fingerprintLine(ph)
 		// A plugin being replaced or removed right now may take a file
 		// away between the scan and here: it then simply is not part of
@@ -218,16 +238,25 @@ func fingerprintLine(ph ProjectHook) (string, error) {
 	return mode + "\x00" + sum, nil
 }
 
-// loadTrust computes the project's trust state from the local sources.
-// When nothing hangs on the record (no project hooks, or all trusted), it
-// is only read if withRecord asks for it: hook runs skip the read.
+// loadTrust computes the project's trust state from the sources of both
+// scopes (global plugins shadowed by a local install are marked). When
+// nothing hangs on the record (an empty project, or all trusted), it is
+// only read if withRecord asks for it: hook runs skip the read.
 func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, error) {
 	t := Trust{Project: l.ProjectDir, All: all, Hooks: projectHooks(srcs)}
-	if l.Local == nil || ((len(t.Hooks) == 0 || all) && !withRecord) {
+	for _, s := range srcs {
+		if s.shadowedBy != "" {
+			t.Replaces = append(t.Replaces, s.plugin.String())
+		}
+	}
+	if l.Local == nil || ((t.Empty() || all) && !withRecord) {
 		return t, nil
 	}
-	var err error
-	if t.Fingerprint, err = fingerprint(l.ProjectDir, t.Hooks); err != nil {
+	lock, err := plugins.ReadLock(l.Local.LockPath())
+	if err != nil {
+		return t, err
+	}
+	if t.Fingerprint, err = fingerprint(l.ProjectDir, t, lock); err != nil {
 		return t, fmt.Errorf("fingerprint project hooks: %w", err)
 	}
 	ts, err := readTrustStore(trustPath(l))
@@ -241,7 +270,7 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 // ProjectTrust returns the trust state of the layout's project, with its
 // record in the trust store.
 func ProjectTrust(l plugins.Layout, trustAll bool) (Trust, error) {
-	srcs, err := localSources(l, plugins.HookKind)
+	srcs, err := sources(l, plugins.HookKind)
 	if err != nil {
 		return Trust{}, err
 	}
@@ -277,7 +306,7 @@ func recordTrust(l plugins.Layout, expected *string) (Trust, error) {
 			t.Recorded = cur
 			return ErrTrustChanged
 		}
-		if len(t.Hooks) == 0 {
+		if t.Empty() {
 			delete(ts.Projects, l.ProjectDir)
 			return nil
 		}

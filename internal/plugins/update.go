@@ -135,6 +135,13 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 	final := in.Scope.PluginDir(n)
 	_, statErr := os.Lstat(final)
 	exists := statErr == nil
+	if !exists && !o.DryRun {
+		// Update moves what is installed. A lock entry with no folder
+		// is what the lock file (maybe a pull) asks for, which only
+		// plugin install puts in place, never trusting it for the user.
+		r.Err = fmt.Errorf("plugin %s is in the lock file but not installed; plugin install puts it in place", n)
+		return r
+	}
 	if exists && !o.Force {
 		if changed, modified := LocalChanges(final, e); modified {
 			r.Err = fmt.Errorf("plugin %s %w (%s); use --force to discard them", n, ErrLocalChanges, describeChanged(changed))
