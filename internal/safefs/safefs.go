@@ -50,11 +50,18 @@ func Open(path string) (*os.File, error) {
 	if err := regular(path, fi); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return openRegular(path, os.O_RDONLY, 0)
+}
+
+// openRegular opens path with flag (and O_NONBLOCK, so that a FIFO swapped
+// in after the caller's check cannot block the open) and keeps the file
+// only if what was opened is a regular file.
+func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		return nil, err
 	}
-	fi, err = f.Stat()
+	fi, err := f.Stat()
 	if err == nil {
 		err = regular(path, fi)
 	}
@@ -213,17 +220,5 @@ func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 			return nil, err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, perm)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = regular(path, fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
 }
