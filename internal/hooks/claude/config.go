@@ -1,0 +1,231 @@
+// Package claude translates between quiver's hook protocol and the Claude
+// Code plugin format (SPEC §11): it reads hooks.json, decides whether a
+// handler's matcher and `if` condition select an event, turns quiver's
+// payload into the input a Claude handler expects and the handler's
+// output into quiver's result.
+//
+// Everything here is a pure function over bytes and plain data: it starts
+// no process and touches no file, so the mapping is tested with golden
+// files taken from Claude Code's published examples. Discovery turns the
+// handlers into hook items; the executor runs them; the trigger combines
+// their results exactly like native hooks'.
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Handler is one entry of a hooks.json: a command Claude would run for
+// an event, with what selects it.
+type Handler struct {
+	// Event is Claude's event name (PreToolUse, Stop, ...).
+	Event string
+	// N counts the event's handlers from 1 in file order; the hook item
+	// is named "<prefix>hooks.json/<Event>.<N>".
+	N int
+	// Matcher, If, Type, Command and Shell are the handler's fields as
+	// written ("" when absent).
+	Matcher, If, Type, Command, Shell string
+	// Timeout is the handler's own timeout in seconds, 0 when absent.
+	Timeout float64
+	// Async handlers run but their result is ignored.
+	Async bool
+	// Problem says why quiver cannot run the handler ("" when it can):
+	// an event without a quiver equivalent, a type other than command,
+	// a matcher that does not compile, a condition quiver cannot
+	// evaluate. Such a handler is listed invalid, never run.
+	Problem string
+}
+
+// ItemName is the handler's name within its hooks.json folder, such as
+// "hooks.json/PreToolUse.1".
+func (h Handler) ItemName() string { return fmt.Sprintf("hooks.json/%s.%d", h.Event, h.N) }
+
+// Config is a parsed hooks.json (or a manifest's inline hooks object).
+type Config struct {
+	// Description is the file's optional description.
+	Description string
+	// Handlers in a stable order: by event name, then N.
+	Handlers []Handler
+}
+
+// ParseConfig reads a hooks.json document: {"hooks": {EVENT: [{"matcher":
+// M, "hooks": [HANDLER...]}...]}}. A document whose shape is wrong is an
+// error; a handler quiver cannot run is kept with its Problem, so that it
+// is listed (invalid) rather than dropped.
+func ParseConfig(data []byte) (*Config, error) {
+	var doc struct {
+		Description string          `json:"description"`
+		Hooks       json.RawMessage `json:"hooks"`
+	}
+	if err := strictObject(data, &doc); err != nil {
+		return nil, err
+	}
+	c, err := ParseHooksObject(doc.Hooks)
+	if err != nil {
+		return nil, err
+	}
+	c.Description = doc.Description
+	return c, nil
+}
+
+// ParseHooksObject reads the value of a "hooks" key (the event map), as a
+// manifest or marketplace entry writes it inline.
+func ParseHooksObject(raw json.RawMessage) (*Config, error) {
+	c := &Config{}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return c, nil
+	}
+	var events map[string][]struct {
+		Matcher *json.RawMessage  `json:"matcher"`
+		Hooks   []json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(raw, &events); err != nil {
+		return nil, fmt.Errorf(`"hooks" must map event names to lists of {"matcher", "hooks"}: %v`, err)
+	}
+	names := make([]string, 0, len(events))
+	for name := range events {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, event := range names {
+		if !safeName(event) {
+			return nil, fmt.Errorf("event name %q is not a name", event)
+		}
+		n := 0
+		for gi, group := range events[event] {
+			matcher, err := stringField(group.Matcher)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d].matcher: %v", event, gi, err)
+			}
+			for _, rawHandler := range group.Hooks {
+				n++
+				h, err := parseHandler(rawHandler)
+				if err != nil {
+					return nil, fmt.Errorf("%s[%d] handler %d: %v", event, gi, n, err)
+				}
+				h.Event, h.N, h.Matcher = event, n, matcher
+				h.Problem = problem(h)
+				c.Handlers = append(c.Handlers, h)
+			}
+		}
+	}
+	return c, nil
+}
+
+func parseHandler(raw json.RawMessage) (Handler, error) {
+	var f struct {
+		Type    *json.RawMessage `json:"type"`
+		Command *json.RawMessage `json:"command"`
+		If      *json.RawMessage `json:"if"`
+		Shell   *json.RawMessage `json:"shell"`
+		Timeout *json.RawMessage `json:"timeout"`
+		Async   *json.RawMessage `json:"async"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return Handler{}, fmt.Errorf("not an object: %v", err)
+	}
+	var h Handler
+	var err error
+	for _, s := range []struct {
+		name string
+		raw  *json.RawMessage
+		dst  *string
+	}{{"type", f.Type, &h.Type}, {"command", f.Command, &h.Command}, {"if", f.If, &h.If}, {"shell", f.Shell, &h.Shell}} {
+		if *s.dst, err = stringField(s.raw); err != nil {
+			return h, fmt.Errorf("%s: %v", s.name, err)
+		}
+	}
+	if f.Timeout != nil && string(*f.Timeout) != "null" {
+		if err := json.Unmarshal(*f.Timeout, &h.Timeout); err != nil || h.Timeout <= 0 {
+			return h, fmt.Errorf("timeout must be a positive number of seconds, not %s", *f.Timeout)
+		}
+	}
+	if f.Async != nil && string(*f.Async) != "null" {
+		if err := json.Unmarshal(*f.Async, &h.Async); err != nil {
+			return h, fmt.Errorf("async must be true or false, not %s", *f.Async)
+		}
+	}
+	return h, nil
+}
+
+// problem says why quiver cannot run h, or "".
+func problem(h Handler) string {
+	if _, ok := QuiverEvent(h.Event); !ok {
+		return "event " + h.Event + " has no quiver equivalent"
+	}
+	switch h.Type {
+	case "command":
+	case "":
+		return `handler has no "type"`
+	default:
+		return fmt.Sprintf("handler type %q is not run by quiver (only command handlers are)", h.Type)
+	}
+	if strings.TrimSpace(h.Command) == "" {
+		return "command handler has no command"
+	}
+	if h.Shell != "" && h.Shell != "bash" {
+		return fmt.Sprintf("shell %q is not supported (quiver runs commands with bash)", h.Shell)
+	}
+	if _, err := CompileMatcher(h.Matcher); err != nil {
+		return err.Error()
+	}
+	if h.If != "" {
+		if !ToolEvent(h.Event) {
+			return fmt.Sprintf("condition %q on %s: conditions apply to tool events only", h.If, h.Event)
+		}
+		if _, err := ParseCondition(h.If); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
+// strictObject decodes a JSON object into v; anything else is an error.
+func strictObject(data []byte, v any) error {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return fmt.Errorf("not a JSON object")
+	}
+	if err := json.Unmarshal(trimmed, v); err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	return nil
+}
+
+// stringField decodes an optional string.
+func stringField(raw *json.RawMessage) (string, error) {
+	if raw == nil || string(*raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(*raw, &s); err != nil {
+		return "", fmt.Errorf("must be a string, not %s", excerpt(*raw))
+	}
+	return s, nil
+}
+
+func excerpt(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
+}
+
+// safeName accepts event names that are plain identifiers: they become
+// part of item names and file-like paths.
+func safeName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,252 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Matcher selects values (tool names, a session's source) by Claude's
+// rules: missing, empty or "*" matches everything; a matcher made only of
+// letters, digits, '_' and '|' is a list of exact names ("Edit|Write"
+// matches Edit, not NotebookEdit); anything else is a regular expression
+// searched anywhere in the value, not anchored ("^Notebook", "mcp__.*").
+type Matcher struct {
+	all   bool
+	names []string
+	re    *regexp.Regexp
+}
+
+// CompileMatcher compiles m; a regular expression that does not compile
+// is an error naming it.
+func CompileMatcher(m string) (*Matcher, error) {
+	if m == "" || m == "*" {
+		return &Matcher{all: true}, nil
+	}
+	if plainNames(m) {
+		return &Matcher{names: strings.Split(m, "|")}, nil
+	}
+	re, err := regexp.Compile(m)
+	if err != nil {
+		return nil, fmt.Errorf("matcher %q is not a valid regular expression: %v", m, err)
+	}
+	return &Matcher{re: re}, nil
+}
+
+// Match reports whether the matcher selects v.
+func (m *Matcher) Match(v string) bool {
+	switch {
+	case m.all:
+		return true
+	case m.re != nil:
+		return m.re.MatchString(v)
+	}
+	for _, n := range m.names {
+		if n == v {
+			return true
+		}
+	}
+	return false
+}
+
+func plainNames(m string) bool {
+	for _, r := range m {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '|') {
+			return false
+		}
+	}
+	return true
+}
+
+// Condition is an `if` in Claude's permission-rule form: "Bash",
+// "Bash(git commit:*)", "Edit(*.ts)", "WebFetch(domain:example.com)",
+// "mcp__github". quiver evaluates the forms whose meaning is settled by
+// the tool input alone; ParseCondition refuses the rest, so a handler is
+// never run unconditionally because its condition was not understood.
+type Condition struct {
+	tool string
+	// kind says how the specifier is matched: "" (any use of the tool),
+	// "command", "path" or "domain".
+	kind string
+	spec string
+	re   *regexp.Regexp
+}
+
+// pathField names the input field holding the file of the tools whose
+// rules take a path specifier, "" for other tools.
+func pathField(tool string) string {
+	switch tool {
+	case "Read", "Edit", "Write", "MultiEdit":
+		return "file_path"
+	case "NotebookEdit":
+		return "notebook_path"
+	}
+	return ""
+}
+
+// ruleForm is compiled on first use: nothing runs at start-up for the
+// many commands that never read a condition.
+var ruleForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*)(?:\((.*)\))?$`)
+})
+
+// ParseCondition parses an `if` rule.
+func ParseCondition(s string) (*Condition, error) {
+	m := ruleForm().FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return nil, fmt.Errorf("condition %q is not in permission-rule form (Tool or Tool(specifier))", s)
+	}
+	c := &Condition{tool: m[1], spec: m[2]}
+	hasSpec := strings.Contains(s, "(")
+	if !hasSpec || c.spec == "*" {
+		return c, nil
+	}
+	cannot := func(why string) (*Condition, error) {
+		return nil, fmt.Errorf("condition %q cannot be evaluated by quiver: %s", s, why)
+	}
+	switch {
+	case strings.HasPrefix(c.tool, "mcp__"):
+		return cannot("MCP rules take no specifier")
+	case c.tool == "Bash":
+		c.kind, c.re = "command", commandPattern(c.spec)
+	case pathField(c.tool) != "":
+		if c.spec == "" {
+			return cannot("empty path pattern")
+		}
+		c.kind = "path"
+	case c.tool == "WebFetch":
+		host, ok := strings.CutPrefix(c.spec, "domain:")
+		if !ok || host == "" {
+			return cannot("WebFetch rules are written WebFetch(domain:HOST)")
+		}
+		c.kind, c.spec = "domain", strings.ToLower(host)
+	default:
+		return cannot("specifiers of " + c.tool + " are not understood")
+	}
+	return c, nil
+}
+
+// commandPattern turns a Bash rule into an anchored expression: "*" is
+// any text; a trailing " *" (or the older ":*") also matches the bare
+// command, so "git commit:*" matches "git commit" and "git commit -m x"
+// but not "git committed".
+func commandPattern(spec string) *regexp.Regexp {
+	tail := ""
+	if p, ok := strings.CutSuffix(spec, ":*"); ok {
+		spec, tail = p, `(?:\s.*)?`
+	} else if p, ok := strings.CutSuffix(spec, " *"); ok {
+		spec, tail = p, `(?:\s.*)?`
+	}
+	parts := strings.Split(spec, "*")
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(`(?s)^` + strings.Join(parts, ".*") + tail + `$`)
+}
+
+// Match reports whether the condition holds for a tool call. cwd and
+// project resolve relative path patterns (SPEC §11: against the payload's
+// cwd and the project directory).
+func (c *Condition) Match(toolName string, toolInput json.RawMessage, cwd, project, home string) bool {
+	if !c.matchTool(toolName) {
+		return false
+	}
+	var in map[string]json.RawMessage
+	json.Unmarshal(toolInput, &in)
+	str := func(k string) string {
+		var s string
+		json.Unmarshal(in[k], &s)
+		return s
+	}
+	switch c.kind {
+	case "":
+		return true
+	case "command":
+		return c.re.MatchString(strings.TrimSpace(str("command")))
+	case "path":
+		p := str(pathField(c.tool))
+		return p != "" && matchPath(c.spec, p, cwd, project, home)
+	case "domain":
+		u, err := url.Parse(str("url"))
+		if err != nil {
+			return false
+		}
+		h := strings.ToLower(u.Hostname())
+		return h == c.spec || strings.HasSuffix(h, "."+c.spec)
+	}
+	return false
+}
+
+func (c *Condition) matchTool(name string) bool {
+	if c.tool == name {
+		return true
+	}
+	// "mcp__server" covers every tool of that server.
+	return strings.HasPrefix(c.tool, "mcp__") && !strings.Contains(strings.TrimPrefix(c.tool, "mcp__"), "__") &&
+		strings.HasPrefix(name, c.tool+"__")
+}
+
+// matchPath applies a path rule the way Claude's permission rules read
+// them (gitignore style): "//abs" is an absolute path, "~/x" is in the
+// home folder, "/x" is relative to the project, anything else relative to
+// cwd; a pattern without a slash matches the file name at any depth; "*"
+// stays within a folder and "**" crosses folders.
+func matchPath(pattern, file, cwd, project, home string) bool {
+	file = path.Clean(file)
+	if !strings.Contains(pattern, "/") {
+		ok, _ := path.Match(pattern, path.Base(file))
+		return ok
+	}
+	var base string
+	switch {
+	case strings.HasPrefix(pattern, "//"):
+		base, pattern = "/", pattern[2:]
+	case strings.HasPrefix(pattern, "~/"):
+		base, pattern = home, pattern[2:]
+	case strings.HasPrefix(pattern, "/"):
+		base, pattern = project, pattern[1:]
+	default:
+		base, pattern = cwd, strings.TrimPrefix(pattern, "./")
+	}
+	if base == "" {
+		return false
+	}
+	if !path.IsAbs(file) {
+		file = path.Join(cwd, file)
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(file, path.Clean(base)), "/")
+	if rel == file || (path.Clean(base) != "/" && !strings.HasPrefix(file, path.Clean(base)+"/")) {
+		return false
+	}
+	return globSegments(strings.Split(pattern, "/"), strings.Split(rel, "/"))
+}
+
+// globSegments matches path segments where "**" stands for any number of
+// folders.
+func globSegments(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			if len(pat) == 1 {
+				return true
+			}
+			for i := range len(segs) + 1 {
+				if globSegments(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
