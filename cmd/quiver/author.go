@@ -7,13 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -174,6 +177,7 @@ var samplePayloads = map[string]string{
 	discovery.UserMessageSend: `{"conv_id":"quiver-validate","message":"hello"}`,
 	discovery.AgentStop:       `{"conv_id":"quiver-validate","messages":[]}`,
 	discovery.TurnEnd:         `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`,
+	discovery.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
 }
 
 // validatePlugin checks the plugin folder dir and returns its findings.
@@ -222,6 +226,7 @@ func validatePlugin(ctx context.Context, dir string) []finding {
 		}
 		out = append(out, validateHook(ctx, dir, rel(h.Path), h.Path, dataDir, ex)...)
 	}
+	out = append(out, validateClaude(dir, c, rel)...)
 	for _, kind := range []discovery.Kind{discovery.Skill, discovery.Recipe} {
 		items := c.Recipes
 		if kind == discovery.Skill {
@@ -236,6 +241,76 @@ func validatePlugin(ctx context.Context, dir string) []finding {
 				add("warning", rel(it.Path), w, fmt.Sprintf("start the file with ---, name: %s, description: ..., ---", it.Name))
 			}
 		}
+	}
+	return out
+}
+
+// pluginRootRef finds the files a command names inside the plugin.
+var pluginRootRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{?CLAUDE_PLUGIN_ROOT\}?/([^\s"'$;|&)]+)`)
+})
+
+// validateClaude checks the Claude-format parts (SPEC §11): the manifest
+// and its paths, each hook configuration and handler, the files commands
+// name, and commands hidden by recipes. It runs nothing.
+func validateClaude(dir string, c plugins.Contents, rel func(string) string) []finding {
+	var out []finding
+	add := func(sev, file, reason, fix string) {
+		out = append(out, finding{Severity: sev, File: file, Reason: reason, Fix: fix})
+	}
+	if c.ManifestErr != nil {
+		add("error", plugins.ClaudeManifestPath, c.ManifestErr.Error(), "component paths are relative to the plugin (./commands), without .. and not absolute")
+	}
+	if c.Manifest != nil {
+		m := c.Manifest
+		for _, p := range append(append(append([]string{}, m.Commands...), m.Skills...), m.HookPaths...) {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+				add("error", plugins.ClaudeManifestPath, fmt.Sprintf("names %s, which does not exist", p), "fix the path or add the file")
+			}
+		}
+	}
+	for _, hf := range c.HookFiles {
+		var cfg *claude.Config
+		var err error
+		if hf.Inline != nil {
+			cfg, err = claude.ParseHooksObject(hf.Inline)
+		} else {
+			var data []byte
+			if data, err = safefs.ReadFile(hf.Path, safefs.MaxMeta); err == nil {
+				cfg, err = claude.ParseConfig(data)
+			}
+		}
+		file := rel(hf.Path)
+		if err != nil {
+			add("error", file, err.Error(), `write {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}`)
+			continue
+		}
+		for _, h := range cfg.Handlers {
+			where := fmt.Sprintf("%s (%s)", file, h.ItemName())
+			_, mapped := claude.QuiverEvent(h.Event)
+			switch {
+			case !claude.KnownEvent(h.Event):
+				add("error", where, "unknown event "+h.Event, "use an event of Claude Code's hooks reference (PreToolUse, PostToolUse, Stop, ...)")
+			case !mapped:
+				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
+			case strings.HasPrefix(h.Problem, "matcher"), strings.Contains(h.Problem, "no command"), strings.Contains(h.Problem, `no "type"`):
+				add("error", where, h.Problem, "")
+			case h.Problem != "":
+				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
+			}
+			for _, m := range pluginRootRef().FindAllStringSubmatch(h.Command, -1) {
+				target, err := safefs.RelPath(m[1])
+				if err == nil {
+					_, err = os.Stat(filepath.Join(dir, filepath.FromSlash(target)))
+				}
+				if err != nil {
+					add("error", where, "the command names ${CLAUDE_PLUGIN_ROOT}/"+m[1]+", which is not in the plugin", "add the file or fix the command")
+				}
+			}
+		}
+	}
+	for _, p := range c.CommandClashes {
+		add("warning", rel(p), "a recipe of the same name hides this command", "rename one of them; recipes/ wins")
 	}
 	return out
 }

@@ -28,6 +28,11 @@ type hookJSON struct {
 	Plugin   string `json:"plugin"`
 	Status   string `json:"status"`
 	Reason   string `json:"reason"`
+	// Format is "native" or "claude"; Matcher and If are a Claude
+	// handler's, "" otherwise.
+	Format  string `json:"format"`
+	Matcher string `json:"matcher"`
+	If      string `json:"if"`
 }
 
 type hookListOptions struct {
@@ -72,10 +77,17 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 		if !o.All && h.Status != discovery.Active {
 			continue
 		}
-		out = append(out, hookJSON{
+		hj := hookJSON{
 			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
-			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason,
-		})
+			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason, Format: discovery.FormatNative,
+		}
+		if h.Format == discovery.FormatClaude {
+			hj.Format = discovery.FormatClaude
+			if h.Handler != nil {
+				hj.Matcher, hj.If = h.Handler.Matcher, h.Handler.If
+			}
+		}
+		out = append(out, hj)
 	}
 	if n := hs.UntrustedCount(); n > 0 && !o.All {
 		a.warnf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)

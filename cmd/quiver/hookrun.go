@@ -255,6 +255,7 @@ type hookTestJSON struct {
 	Path          string          `json:"path"`
 	Event         string          `json:"event"`
 	DeclaredEvent string          `json:"declared_event"`
+	Format        string          `json:"format"`
 	DeclareError  string          `json:"declare_error,omitempty"`
 	Status        hooks.Status    `json:"status"`
 	Reason        string          `json:"reason,omitempty"`
@@ -307,12 +308,30 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 	}
 	ex := a.executor(layout, timeout)
 	rep := hookTestJSON{Name: h.Name, Path: h.Path, Event: o.Event}
-	declared, derr := discovery.AskType(cmd.Context(), h.Path, layout.ProjectDir, ex.Env, discovery.DefaultQueryTimeout)
-	rep.DeclaredEvent = declared
-	if derr != nil {
-		rep.DeclareError = derr.Error()
+	if h.Handler != nil {
+		// A Claude handler declares its event in hooks.json; its scripts
+		// are never asked `hook` (that would run them for real).
+		rep.DeclaredEvent, rep.Format = h.Event, discovery.FormatClaude
+		if h.Event == "" {
+			rep.DeclareError = h.Reason
+		}
+	} else {
+		declared, derr := discovery.AskType(cmd.Context(), h.Path, layout.ProjectDir, ex.Env, discovery.DefaultQueryTimeout)
+		rep.DeclaredEvent, rep.Format = declared, discovery.FormatNative
+		if derr != nil {
+			rep.DeclareError = derr.Error()
+		}
 	}
 	t := &hooks.Trigger{Run: ex.Run, ProjectDir: layout.ProjectDir}
+	if home, _ := os.UserHomeDir(); h.Selector != nil && !h.Selector.Selects(payload, layout.ProjectDir, home) {
+		rep.Status = hooks.Skipped
+		rep.Reason = fmt.Sprintf("not started: its matcher %q or condition %q does not select this payload", h.Handler.Matcher, h.Handler.If)
+		if o.JSON {
+			return writeJSON(a.Stdout, rep)
+		}
+		a.printHookTest(rep)
+		return nil
+	}
 	var out hooks.Outcome
 	t.OnOutcome = func(_ string, oc hooks.Outcome, _ bool) { out = oc }
 	t.Fire(cmd.Context(), o.Event, payload, []discovery.Hook{h})
@@ -419,7 +438,7 @@ func (a *App) printHookTest(r hookTestJSON) {
 	block("stderr:", r.Stderr)
 	verdict := string(r.Status)
 	switch r.Status {
-	case hooks.Blocked:
+	case hooks.Blocked, hooks.Asked, hooks.Skipped:
 		verdict += ": " + r.Reason
 	case hooks.Failed, hooks.TimedOut:
 		verdict += ": " + r.Error
@@ -435,6 +454,12 @@ func (a *App) printHookTest(r hookTestJSON) {
 		if r.Response != nil && len(r.Response.FollowUpMessages) > 0 {
 			verdict += fmt.Sprintf("; adds %d follow-up message(s)", len(r.Response.FollowUpMessages))
 		}
+	}
+	if r.Response != nil && r.Response.Context != "" {
+		verdict += "; context for the model: " + r.Response.Context
+	}
+	if r.Response != nil && r.Response.Notice != "" {
+		verdict += "; notice for the user: " + r.Response.Notice
 	}
 	fmt.Fprintf(w, "verdict:   %s\n", visible(verdict))
 }

@@ -14,12 +14,15 @@ import (
 )
 
 // fileCache remembers something learned from a file (a hook's answer to
-// `hook`, a skill's parsed frontmatter), keyed by the file's absolute path
-// and valid while its size, mtime and mode are unchanged. One file per
+// `hook`, a skill's parsed frontmatter, a hooks.json), keyed by the file's
+// absolute path and valid while its size, mtime, mode and inode change
+// time are unchanged (the change time, which nobody can set, keeps a
+// cache committed beside files with chosen mtimes from ever matching).
+// One file per
 // scope and kind under the disposable cache/ folder; a missing or corrupt
 // one is simply empty, and failing to write one is not an error.
 //
-// The format is one line per file, "size mtime mode path value" with the
+// The format is one line per file, "size mtime ctime mode path value" with the
 // path and the value quoted, because decoding thousands of entries with
 // encoding/json cost more than the rest of a warm discovery.
 type fileCache[V any] struct {
@@ -37,9 +40,9 @@ type fileCache[V any] struct {
 const maxCacheFile = safefs.MaxContent
 
 type cacheEntry[V any] struct {
-	size, mtime int64
-	mode        uint32
-	value       V
+	size, mtime, ctime int64
+	mode               uint32
+	value              V
 }
 
 // codec turns a cached value into one string and back.
@@ -49,7 +52,7 @@ type codec[V any] struct {
 }
 
 // cacheHeader starts every cache file; another header means another format.
-const cacheHeader = "quiver-cache 5"
+const cacheHeader = "quiver-cache 6"
 
 func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V] {
 	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), scope: s, seen: map[string]bool{}}
@@ -78,19 +81,20 @@ func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V
 
 func (fc *fileCache[V]) parse(line string) (cacheEntry[V], string, bool) {
 	var e cacheEntry[V]
-	f := strings.SplitN(line, " ", 4)
-	if len(f) != 4 {
+	f := strings.SplitN(line, " ", 5)
+	if len(f) != 5 {
 		return e, "", false
 	}
-	var err1, err2, err3 error
+	var err1, err2, err3, err4 error
 	e.size, err1 = strconv.ParseInt(f[0], 10, 64)
 	e.mtime, err2 = strconv.ParseInt(f[1], 10, 64)
-	mode, err3 := strconv.ParseUint(f[2], 10, 32)
-	if err1 != nil || err2 != nil || err3 != nil {
+	e.ctime, err4 = strconv.ParseInt(f[2], 10, 64)
+	mode, err3 := strconv.ParseUint(f[3], 10, 32)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return e, "", false
 	}
 	e.mode = uint32(mode)
-	p, rest, ok := cutQuoted(f[3])
+	p, rest, ok := cutQuoted(f[4])
 	if !ok || len(rest) < 2 || rest[0] != ' ' {
 		return e, "", false
 	}
@@ -140,7 +144,7 @@ func quoteField(s string) string {
 func (fc *fileCache[V]) lookup(path string, fi os.FileInfo) (V, bool) {
 	fc.seen[path] = true
 	e, ok := fc.files[path]
-	if !ok || e.size != fi.Size() || e.mtime != fi.ModTime().UnixNano() || e.mode != uint32(fi.Mode()) {
+	if !ok || e.size != fi.Size() || e.mtime != fi.ModTime().UnixNano() || e.mode != uint32(fi.Mode()) || e.ctime != changeTime(fi) {
 		var zero V
 		return zero, false
 	}
@@ -148,7 +152,7 @@ func (fc *fileCache[V]) lookup(path string, fi os.FileInfo) (V, bool) {
 }
 
 func (fc *fileCache[V]) store(path string, fi os.FileInfo, v V) {
-	fc.files[path] = cacheEntry[V]{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: uint32(fi.Mode()), value: v}
+	fc.files[path] = cacheEntry[V]{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: changeTime(fi), mode: uint32(fi.Mode()), value: v}
 	fc.seen[path] = true
 	fc.dirty = true
 }
@@ -169,7 +173,7 @@ func (fc *fileCache[V]) save() {
 	w := bufio.NewWriter(&buf)
 	w.WriteString(cacheHeader + "\n")
 	for p, e := range fc.files {
-		w.WriteString(strconv.FormatInt(e.size, 10) + " " + strconv.FormatInt(e.mtime, 10) + " " +
+		w.WriteString(strconv.FormatInt(e.size, 10) + " " + strconv.FormatInt(e.mtime, 10) + " " + strconv.FormatInt(e.ctime, 10) + " " +
 			strconv.FormatUint(uint64(e.mode), 10) + " " + quoteField(p) + " " + quoteField(fc.codec.encode(e.value)) + "\n")
 	}
 	w.Flush()

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -36,7 +38,21 @@ type Hook struct {
 	PluginRoot, DataDir string
 	Status              Status
 	Reason              string
+	// Format is FormatNative or FormatClaude.
+	Format string
+	// Handler is the hooks.json entry a Claude-format hook runs (nil for
+	// native hooks, and for a hooks.json that could not be read at all).
+	Handler *claude.Handler
+	// Selector decides whether a Claude handler runs for a payload (its
+	// matcher and condition); nil for native hooks.
+	Selector *claude.Selector
 }
+
+// Hook formats (hook list --json "format").
+const (
+	FormatNative = "native"
+	FormatClaude = "claude"
+)
 
 // source is one of the places items come from, in precedence order.
 type source struct {
@@ -188,7 +204,13 @@ func (hs *HookSet) ForEvent(event string) []Hook {
 	}
 	var out []Hook
 	for _, h := range hs.Hooks {
-		if (h.Status == Active && h.Event == event) || (h.Status == Invalid && h.Event == "" && !held[h.Name]) {
+		switch {
+		case h.Status == Active && h.Event == event,
+			// A Claude handler for this event that cannot run.
+			h.Status == Invalid && h.Handler != nil && h.Event == event,
+			// A hook (or a whole hooks.json) whose event is unknown; a
+			// Claude handler of an event quiver does not have is not.
+			h.Status == Invalid && h.Handler == nil && h.Event == "" && !held[h.Name]:
 			out = append(out, h)
 		}
 	}
@@ -220,9 +242,16 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	}
 	trusted := trust.Trusted()
 	escapes := map[string]string{}
+	// A Claude plugin with a file that escapes has every handler invalid:
+	// any handler could run that file.
+	rootEscapes := map[string]string{}
 	for _, ph := range trust.Hooks {
 		if ph.Escape != "" {
 			escapes[ph.Path] = ph.Escape
+			if ph.Root != "" && rootEscapes[ph.Root] == "" {
+				rel, _ := filepath.Rel(ph.Root, ph.Path)
+				rootEscapes[ph.Root] = filepath.ToSlash(rel) + ": " + ph.Escape
+			}
 		}
 	}
 	now := time.Now
@@ -231,6 +260,7 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	}
 	hs := &HookSet{Trust: trust}
 	types := newCaches(typeCacheFile, hookTypeCodec)
+	configs := newCaches(hooksJSONCacheFile, jsonCodec[parsedConfig]())
 	type pending struct {
 		index int
 		info  os.FileInfo
@@ -278,7 +308,20 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 			}
 			hs.Hooks = append(hs.Hooks, h)
 		}
+		for _, hf := range s.contents.HookFiles {
+			for _, h := range claudeHooks(o.Layout, s, hf, configs) {
+				if st, reason := s.status(); st != Active {
+					h.Status, h.Reason = st, reason
+				} else if s.project && !trusted {
+					h.Status, h.Reason = Untrusted, "project hooks are not trusted; review them and run quiver trust"
+				} else if e := firstNonEmpty(escapes[hf.Path], rootEscapes[s.root]); e != "" && s.project {
+					h.Status, h.Reason = Invalid, e
+				}
+				hs.Hooks = append(hs.Hooks, h)
+			}
+		}
 	}
+	configs.save()
 	timeout := o.QueryTimeout
 	if timeout == 0 {
 		timeout = DefaultQueryTimeout
@@ -292,6 +335,15 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	types.save()
 	resolveHooks(hs.Hooks)
 	return hs, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // statOf returns the file info the scan already has, else stats the file.

@@ -12,8 +12,9 @@ import (
 	"github.com/quiver-cli/quiver/internal/proc"
 )
 
-// The five lifecycle events a hook can handle (SPEC §8).
+// The lifecycle events a hook can handle (SPEC §8).
 const (
+	SessionStart    = "session_start"
 	BeforeToolCall  = "before_tool_call"
 	AfterToolCall   = "after_tool_call"
 	UserMessageSend = "user_message_send"
@@ -22,9 +23,9 @@ const (
 )
 
 // Events lists the events in the order the docs present them.
-var Events = []string{BeforeToolCall, AfterToolCall, UserMessageSend, AgentStop, TurnEnd}
+var Events = []string{SessionStart, BeforeToolCall, AfterToolCall, UserMessageSend, AgentStop, TurnEnd}
 
-// ValidEvent reports whether s is one of the five events.
+// ValidEvent reports whether s is one of the events.
 func ValidEvent(s string) bool {
 	for _, e := range Events {
 		if s == e {
@@ -134,7 +135,12 @@ func AskType(ctx context.Context, path, dir string, env []string, timeout time.D
 		}
 		return "", fmt.Errorf("%s", msg)
 	}
-	answer := strings.TrimSpace(string(r.Stdout))
+	// The event may be followed by words on the same line ("persistent",
+	// SPEC §14); words quiver does not know are ignored.
+	answer, _, _ := strings.Cut(strings.TrimSpace(string(r.Stdout)), "\n")
+	if f := strings.Fields(answer); len(f) > 1 && ValidEvent(f[0]) {
+		answer = f[0]
+	}
 	if !ValidEvent(answer) {
 		if len(answer) > 60 {
 			answer = answer[:60] + "..."

@@ -35,6 +35,10 @@ type ProjectHook struct {
 	// Disabled: the hook's plugin is disabled (the lock file says so).
 	// Enabling it is a change the user must review, like a new file.
 	Disabled bool
+	// Root is set for the files of a Claude-format plugin (or hooks
+	// folder), which trust covers as a whole: its handlers' commands may
+	// run any of them. It is the plugin's folder.
+	Root string
 }
 
 // Trust is the trust state of a project.
@@ -119,8 +123,52 @@ func projectHooks(srcs []source) []ProjectHook {
 		for _, sk := range s.contents.Skipped {
 			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: c.check(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})
 		}
+		if len(s.contents.HookFiles) > 0 {
+			out = append(out, claudeFiles(s, c)...)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// claudeFiles lists every file of a source with Claude-format hooks: the
+// whole plugin, or for a scope's standalone handlers its hooks/ folder
+// and the configurations. A handler's command may run any of them
+// (python3 "${CLAUDE_PLUGIN_ROOT}/core/rules.py"), so the fingerprint
+// covers them all (SPEC §9); .git is git's, not the plugin's. A symlink
+// is resolved by the confiner like a hook.
+func claudeFiles(s source, c *confiner) []ProjectHook {
+	dirs := []string{s.root}
+	if s.plugin.IsZero() {
+		dirs = []string{filepath.Join(s.root, "hooks")}
+		for _, hf := range s.contents.HookFiles {
+			if filepath.Dir(hf.Path) != dirs[0] {
+				dirs = append(dirs, hf.Path)
+			}
+		}
+	}
+	var out []ProjectHook
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || seen[p] {
+				return nil
+			}
+			seen[p] = true
+			if e.IsDir() {
+				if e.Name() == ".git" && filepath.Dir(p) == s.root {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			rel, _ := filepath.Rel(s.root, p)
+			out = append(out, ProjectHook{
+				Name: ItemName(s.plugin, filepath.ToSlash(rel)), Path: p, Root: s.root, Disabled: s.disabled,
+				Escape: c.check(plugins.Item{Path: p, Link: e.Type()&fs.ModeSymlink != 0}),
+			})
+			return nil
+		})
+	}
 	return out
 }
 

@@ -3,11 +3,13 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/proc"
 )
 
@@ -19,6 +21,8 @@ const (
 	OK       Status = "ok"
 	NoAction Status = "no_action"
 	Blocked  Status = "blocked"
+	// Asked: a before_tool_call hook asked for the user's approval.
+	Asked    Status = "asked"
 	Failed   Status = "failed"
 	TimedOut Status = "timeout"
 	Skipped  Status = "skipped"
@@ -89,11 +93,42 @@ func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payl
 		env = append(env, "QUIVER_PLUGIN_NAME="+h.Plugin.String(), "QUIVER_PLUGIN_ROOT="+h.PluginRoot, "QUIVER_PLUGIN_DATA="+h.DataDir)
 		os.MkdirAll(h.DataDir, 0o755) // created on demand; a failure shows up in the hook
 	}
+	if h.Handler != nil {
+		return e.runClaude(ctx, h, event, payload, dir, env, timeout)
+	}
 	r := proc.Run(ctx, proc.Spec{
 		Path: h.Path, Args: []string{"run"}, Dir: dir, Env: env, Stdin: payload,
 		Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
 	})
-	o := Outcome{Hook: h, ExitCode: r.ExitCode, Stdout: r.Stdout, Stderr: r.Stderr, Duration: r.Duration}
+	o, done := outcomeOf(h, event, r, timeout)
+	if done {
+		return o
+	}
+	resp, err := DecodeResponse(r.Stdout)
+	switch {
+	case err != nil:
+		o.Status, o.Error = Failed, err.Error()
+	case resp == nil:
+		o.Status = NoAction
+	case resp.Blocked && blocking(event):
+		o.Status, o.Response, o.Reason = Blocked, resp, truncate(resp.Reason, MaxReason)
+		if o.Reason == "" {
+			o.Reason = "blocked by " + h.Name
+		}
+	case resp.Ask && event == discovery.BeforeToolCall:
+		o.Status, o.Response, o.Reason = Asked, resp, truncate(resp.Reason, MaxReason)
+	default:
+		o.Status, o.Response = OK, resp
+	}
+	return o
+}
+
+// outcomeOf classifies what every hook process can do the same way:
+// not start, time out, flood stdout, block with exit 2, die or fail. done
+// is false for an exit 0 (and, for Claude handlers, exit 2), whose output
+// the caller reads in its format.
+func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Duration) (o Outcome, done bool) {
+	o = Outcome{Hook: h, ExitCode: r.ExitCode, Stdout: r.Stdout, Stderr: r.Stderr, Duration: r.Duration}
 	stderr := string(bytes.TrimSpace(r.Stderr))
 	withStderr := func(msg string) string {
 		if stderr != "" {
@@ -108,6 +143,8 @@ func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payl
 		o.Status, o.Error = TimedOut, withStderr(fmt.Sprintf("timed out after %s", timeout))
 	case r.StdoutOverflow:
 		o.Status, o.Error = Failed, fmt.Sprintf("stdout exceeded %d bytes", MaxStdout)
+	case r.ExitCode == 2 && h.Handler != nil:
+		return o, false // Claude's exit 2 means more than a block
 	case r.ExitCode == 2 && blocking(event):
 		o.Status, o.Reason = Blocked, truncate(stderr, MaxReason)
 		if o.Reason == "" {
@@ -115,24 +152,67 @@ func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payl
 		}
 	case r.ExitCode < 0:
 		o.Status, o.Error = Failed, withStderr("killed by a signal")
+	case r.ExitCode != 0 && h.Handler != nil:
+		return o, false
 	case r.ExitCode != 0:
 		o.Status, o.Error = Failed, withStderr(fmt.Sprintf("exit status %d", r.ExitCode))
 	default:
-		resp, err := DecodeResponse(r.Stdout)
-		switch {
-		case err != nil:
-			o.Status, o.Error = Failed, err.Error()
-		case resp == nil:
+		return o, false
+	}
+	return o, true
+}
+
+// runClaude runs a Claude handler (SPEC §11): its command with bash -c,
+// Claude's input on stdin, the CLAUDE_* variables set (and substituted
+// where that is safe), its own timeout in seconds, its output read as
+// Claude reads it.
+func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string, env []string, timeout time.Duration) Outcome {
+	hd := h.Handler
+	if hd.Timeout > 0 {
+		timeout = time.Duration(hd.Timeout * float64(time.Second))
+	}
+	vars := map[string]string{"CLAUDE_PLUGIN_ROOT": h.PluginRoot, "CLAUDE_PLUGIN_DATA": h.DataDir, "CLAUDE_PROJECT_DIR": e.ProjectDir}
+	for _, name := range claude.Vars {
+		env = append(env, name+"="+vars[name])
+	}
+	if h.Plugin.IsZero() && h.DataDir != "" {
+		os.MkdirAll(h.DataDir, 0o755) // a standalone hooks.json's data folder, on demand
+	}
+	var p map[string]json.RawMessage
+	json.Unmarshal(payload, &p)
+	r := proc.Run(ctx, proc.Spec{
+		Path: "bash", Args: []string{"-c", claude.Command(hd.Command, vars)}, Dir: dir, Env: env,
+		Stdin: claude.Input(hd.Event, p), Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
+	})
+	o, done := outcomeOf(h, event, r, timeout)
+	if done {
+		return o
+	}
+	cr := claude.Output(event, hd.Event, r.ExitCode, r.Stdout, r.Stderr)
+	resp := &Response{Input: cr.Input, Output: cr.Output, Context: cr.Context, Notice: cr.Notice, notes: cr.Ignored}
+	if cr.FollowUp != "" {
+		msg, _ := json.Marshal(cr.FollowUp)
+		resp.FollowUpMessages = []json.RawMessage{msg}
+	}
+	switch cr.Action {
+	case claude.Fail:
+		o.Status, o.Error = Failed, cr.Error
+		return o
+	case claude.Block:
+		o.Status, o.Reason = Blocked, truncate(cr.Reason, MaxReason)
+		if o.Reason == "" {
+			o.Reason = "blocked by " + h.Name
+		}
+	case claude.Ask:
+		o.Status, o.Reason = Asked, truncate(cr.Reason, MaxReason)
+		resp.Ask = true
+	default:
+		o.Status = OK
+		if resp.empty() {
 			o.Status = NoAction
-		case resp.Blocked && blocking(event):
-			o.Status, o.Response, o.Reason = Blocked, resp, truncate(resp.Reason, MaxReason)
-			if o.Reason == "" {
-				o.Reason = "blocked by " + h.Name
-			}
-		default:
-			o.Status, o.Response = OK, resp
 		}
 	}
+	o.Response = resp
 	return o
 }
 

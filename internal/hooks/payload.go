@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 )
@@ -30,10 +31,10 @@ const (
 	fieldToolOutput = "tool_output"
 )
 
-// CheckEvent returns ErrUnknownEvent unless event is one of the five.
+// CheckEvent returns ErrUnknownEvent unless event is one of SPEC §8's.
 func CheckEvent(event string) error {
 	if !discovery.ValidEvent(event) {
-		return fmt.Errorf("%w %q; want one of before_tool_call, after_tool_call, user_message_send, agent_stop, turn_end", ErrUnknownEvent, event)
+		return fmt.Errorf("%w %q; want one of %s", ErrUnknownEvent, event, strings.Join(discovery.Events, ", "))
 	}
 	return nil
 }
@@ -88,6 +89,21 @@ type Response struct {
 	Input            json.RawMessage   `json:"input,omitempty"`
 	Output           json.RawMessage   `json:"output,omitempty"`
 	FollowUpMessages []json.RawMessage `json:"follow_up_messages,omitempty"`
+	// Ask (before_tool_call) asks the agent to get the user's approval.
+	Ask bool `json:"ask,omitempty"`
+	// Context is for the model, Notice for the person using the agent.
+	Context string `json:"context,omitempty"`
+	Notice  string `json:"notice,omitempty"`
+
+	// notes say what had no effect (a Claude handler's fields without a
+	// quiver equivalent), for the hook's report.
+	notes []string
+}
+
+// empty reports a response that asks for nothing.
+func (r *Response) empty() bool {
+	return !r.Blocked && !r.Ask && r.Input == nil && r.Output == nil && len(r.FollowUpMessages) == 0 &&
+		r.Context == "" && r.Notice == "" && len(r.notes) == 0
 }
 
 // DecodeResponse parses a hook's stdout. Empty (or blank) output is nil:

@@ -3,8 +3,10 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,17 +15,39 @@ import (
 
 // Result is the combined answer of an event (SPEC §8 "hook run output").
 type Result struct {
-	Event     string `json:"event"`
+	Event string `json:"event"`
+	// Decision is allow, ask or block for before_tool_call, allow or
+	// block for user_message_send, absent for other events; Blocked
+	// stays for v1 callers and is true exactly when it is block.
+	Decision  string `json:"decision,omitempty"`
 	Blocked   bool   `json:"blocked"`
 	Reason    string `json:"reason,omitempty"`
 	BlockedBy string `json:"blocked_by,omitempty"`
+	AskedBy   string `json:"asked_by,omitempty"`
 	// Input and Output appear only when a hook changed them.
 	Input  json.RawMessage `json:"input,omitempty"`
 	Output json.RawMessage `json:"output,omitempty"`
 	// FollowUpMessages is always a list for agent_stop, absent otherwise.
 	FollowUpMessages *[]json.RawMessage `json:"follow_up_messages,omitempty"`
-	Hooks            []HookReport       `json:"hooks"`
+	// Context and Notices are always lists, except for turn_end, whose
+	// results are ignored.
+	Context *[]Text      `json:"context,omitempty"`
+	Notices *[]Text      `json:"notices,omitempty"`
+	Hooks   []HookReport `json:"hooks"`
 }
+
+// Text is a piece of context or a notice, with the hook that wrote it.
+type Text struct {
+	Hook string `json:"hook"`
+	Text string `json:"text"`
+}
+
+// Decisions of blocking events.
+const (
+	Allow = "allow"
+	Ask   = "ask"
+	Block = "block"
+)
 
 // HookReport is one hook's line in the result.
 type HookReport struct {
@@ -31,13 +55,22 @@ type HookReport struct {
 	Status     Status  `json:"status"`
 	DurationMS float64 `json:"duration_ms"`
 	Error      string  `json:"error,omitempty"`
+	// Note says what quiver did to the hook's answer: text cut to the
+	// limit, fields with no effect here.
+	Note string `json:"note,omitempty"`
 }
 
 // EmptyResult is the answer when no hook runs.
 func EmptyResult(event string) *Result {
 	r := &Result{Event: event, Hooks: []HookReport{}}
+	if blocking(event) {
+		r.Decision = Allow
+	}
 	if event == discovery.AgentStop {
 		r.FollowUpMessages = &[]json.RawMessage{}
+	}
+	if event != discovery.TurnEnd {
+		r.Context, r.Notices = &[]Text{}, &[]Text{}
 	}
 	return r
 }
@@ -53,6 +86,8 @@ type Trigger struct {
 	// FailClosed makes a failing before_tool_call or user_message_send
 	// hook block instead of being skipped.
 	FailClosed bool
+	// Home resolves "~/" in Claude conditions (the user's home if "").
+	Home string
 	// OnOutcome, if set, hears about each hook that ran (the audit log).
 	OnOutcome func(event string, o Outcome, changed bool)
 }
@@ -63,8 +98,16 @@ type Trigger struct {
 // block wins and later hooks are skipped. An "input" replaces tool_input
 // for every later hook and is the final input; after_tool_call does the
 // same with "output". A hook that returns nothing never undoes an earlier
-// rewrite. agent_stop: every hook runs, follow-ups are concatenated in
-// order. turn_end: every hook runs, concurrently; results are ignored.
+// rewrite. An ask (before_tool_call) is kept, the first one's reason,
+// while later hooks still run; a later block overrides it. agent_stop:
+// every hook runs, follow-ups are concatenated in order. Context and
+// notices are collected in order from every event but turn_end, whose
+// hooks all run concurrently with their results ignored.
+//
+// A Claude handler runs only when its matcher and condition select the
+// payload as it stands when its turn comes; one that does not is neither
+// started nor reported. An async handler starts at its place and its
+// result is ignored; Fire waits for it before returning.
 func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []discovery.Hook) *Result {
 	res := EmptyResult(event)
 	dir := t.ProjectDir
@@ -78,9 +121,19 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		return res
 	}
 	cur := p.clone()
+	var async []chan Outcome
+	defer func() {
+		for _, ch := range async {
+			o := <-ch
+			t.report(res, event, o, false, "async: result ignored")
+		}
+	}()
 	for i, h := range hooks {
 		if ctx.Err() != nil {
 			break // interrupted: the caller says so, nothing else runs
+		}
+		if !t.selects(h, cur) {
+			continue
 		}
 		var o Outcome
 		if h.Status == discovery.Invalid {
@@ -90,15 +143,21 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 			if err != nil {
 				data = []byte("{}")
 			}
+			if h.Handler != nil && h.Handler.Async {
+				ch := make(chan Outcome, 1)
+				async = append(async, ch)
+				go func() { ch <- t.Run(ctx, h, event, data, dir) }()
+				continue
+			}
 			o = t.Run(ctx, h, event, data, dir)
 		}
-		changed := false
-		if o.Status == OK && o.Response != nil {
-			changed = t.apply(event, o.Response, cur, res)
+		changed, note := t.apply(event, o, cur, res)
+		t.report(res, event, o, changed, note)
+		if o.Status == Asked && res.AskedBy == "" {
+			res.Decision, res.Reason, res.AskedBy = Ask, o.Reason, h.Name
 		}
-		t.report(res, event, o, changed)
 		if o.Status == Blocked || (o.failed() && t.FailClosed && blocking(event)) {
-			res.Blocked, res.BlockedBy = true, h.Name
+			res.Decision, res.Blocked, res.BlockedBy, res.AskedBy = Block, true, h.Name, ""
 			res.Reason = o.Reason
 			switch o.Status {
 			case Blocked:
@@ -108,7 +167,9 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 				res.Reason = "hook " + h.Name + " failed: " + o.Error
 			}
 			for _, rest := range hooks[i+1:] {
-				res.Hooks = append(res.Hooks, HookReport{Name: rest.Name, Status: Skipped})
+				if t.selects(rest, cur) {
+					res.Hooks = append(res.Hooks, HookReport{Name: rest.Name, Status: Skipped})
+				}
 			}
 			break
 		}
@@ -116,32 +177,77 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 	return res
 }
 
+// selects reports whether h takes part in this call: native hooks always
+// do, a Claude handler when its matcher and condition say so.
+func (t *Trigger) selects(h discovery.Hook, cur Payload) bool {
+	if h.Selector == nil {
+		return true
+	}
+	return h.Selector.Selects(cur, t.ProjectDir, t.home())
+}
+
+func (t *Trigger) home() string {
+	if t.Home != "" {
+		return t.Home
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
 // invalidOutcome reports a hook that discovery found invalid; it is not run.
 func invalidOutcome(h discovery.Hook) Outcome {
 	return Outcome{Hook: h, Status: Invalid, Error: h.Reason, ExitCode: -1}
 }
 
+// MaxText bounds each hook's context and notice (SPEC §8).
+const MaxText = 10 << 10
+
 // apply chains one hook's response into the payload for later hooks and
-// into the result; it reports whether anything changed.
-func (t *Trigger) apply(event string, r *Response, cur Payload, res *Result) bool {
-	switch event {
-	case discovery.BeforeToolCall:
-		if r.Input != nil {
-			cur[fieldToolInput], res.Input = r.Input, r.Input
-			return true
+// into the result; it reports whether anything changed and a note for the
+// hook's report. A blocking hook's text (why it blocked, for the model or
+// the user) is kept; its rewrites are not, since nothing runs after it.
+func (t *Trigger) apply(event string, o Outcome, cur Payload, res *Result) (changed bool, note string) {
+	r := o.Response
+	if r == nil || (o.Status != OK && o.Status != Asked && o.Status != Blocked) {
+		return false, ""
+	}
+	var notes []string
+	addText := func(list *[]Text, what, text string) {
+		if text == "" {
+			return
 		}
-	case discovery.AfterToolCall:
-		if r.Output != nil {
-			cur[fieldToolOutput], res.Output = r.Output, r.Output
-			return true
+		if len(text) > MaxText {
+			text = truncate(text, MaxText)
+			notes = append(notes, fmt.Sprintf("%s cut to %d bytes", what, MaxText))
 		}
-	case discovery.AgentStop:
-		if len(r.FollowUpMessages) > 0 {
-			*res.FollowUpMessages = append(*res.FollowUpMessages, r.FollowUpMessages...)
-			return true
+		*list = append(*list, Text{Hook: o.Hook.Name, Text: text})
+	}
+	if res.Context != nil {
+		addText(res.Context, "context", r.Context)
+		addText(res.Notices, "notice", r.Notice)
+	}
+	if r.Ask && event != discovery.BeforeToolCall {
+		notes = append(notes, "ask applies to before_tool_call only")
+	}
+	notes = append(notes, r.notes...)
+	if o.Status != Blocked {
+		switch event {
+		case discovery.BeforeToolCall:
+			if r.Input != nil {
+				cur[fieldToolInput], res.Input, changed = r.Input, r.Input, true
+			}
+		case discovery.AfterToolCall:
+			if r.Output != nil {
+				cur[fieldToolOutput], res.Output, changed = r.Output, r.Output, true
+			}
+		case discovery.AgentStop:
+			if len(r.FollowUpMessages) > 0 {
+				*res.FollowUpMessages = append(*res.FollowUpMessages, r.FollowUpMessages...)
+				changed = true
+			}
 		}
 	}
-	return false
+	return changed, strings.Join(notes, "; ")
 }
 
 // fireAll runs every hook at once (bounded), reporting in hook order.
@@ -168,13 +274,13 @@ func (t *Trigger) fireAll(ctx context.Context, event string, p Payload, hooks []
 	}
 	wg.Wait()
 	for _, o := range outcomes {
-		t.report(res, event, o, false)
+		t.report(res, event, o, false, "")
 	}
 }
 
-func (t *Trigger) report(res *Result, event string, o Outcome, changed bool) {
-	rep := HookReport{Name: o.Hook.Name, Status: o.Status, DurationMS: ms(o.Duration), Error: o.Error}
-	if o.Status == Blocked && o.Reason != "" {
+func (t *Trigger) report(res *Result, event string, o Outcome, changed bool, note string) {
+	rep := HookReport{Name: o.Hook.Name, Status: o.Status, DurationMS: ms(o.Duration), Error: o.Error, Note: note}
+	if (o.Status == Blocked || o.Status == Asked) && o.Reason != "" {
 		rep.Error = ""
 	}
 	res.Hooks = append(res.Hooks, rep)

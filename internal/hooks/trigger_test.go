@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 )
@@ -47,6 +48,12 @@ func ok(resp string) Outcome {
 	return Outcome{Status: OK, Response: r}
 }
 
+func asked(resp string) Outcome {
+	o := ok(resp)
+	o.Status, o.Reason = Asked, o.Response.Reason
+	return o
+}
+
 func failed(msg string) Outcome { return Outcome{Status: Failed, Error: msg} }
 
 func hookSet(names ...string) []discovery.Hook {
@@ -70,6 +77,41 @@ func TestCombination(t *testing.T) {
 		statuses   []Status // per hook, in order
 		ran        []string
 	}{
+		{
+			name: "v2: an ask is kept while later hooks run", event: discovery.BeforeToolCall,
+			hooks:    []string{"A", "B", "C"},
+			answers:  map[string]Outcome{"A": asked(`{"ask":true,"reason":"prod host"}`), "B": asked(`{"ask":true,"reason":"second"}`), "C": ok(`{"input":{"command":"ls"}}`)},
+			want:     `{"event":"before_tool_call","decision":"ask","blocked":false,"reason":"prod host","asked_by":"A","input":{"command":"ls"},"context":[],"notices":[]}`,
+			statuses: []Status{Asked, Asked, OK}, ran: []string{"A", "B", "C"},
+		},
+		{
+			name: "v2: a later block overrides an ask; rewrites before it still count", event: discovery.BeforeToolCall,
+			hooks:    []string{"A", "B", "C", "D"},
+			answers:  map[string]Outcome{"A": ok(`{"input":{"command":"ls -l"}}`), "B": asked(`{"ask":true}`), "C": ok(`{"blocked":true,"reason":"no","input":{"command":"x"}}`)},
+			want:     `{"event":"before_tool_call","decision":"block","blocked":true,"reason":"no","blocked_by":"C","input":{"command":"ls -l"},"context":[],"notices":[]}`,
+			statuses: []Status{OK, Asked, Blocked, Skipped}, ran: []string{"A", "B", "C"},
+		},
+		{
+			name: "v2: context and notices in hook order, a blocking hook's too", event: discovery.UserMessageSend,
+			hooks:    []string{"A", "B", "C"},
+			answers:  map[string]Outcome{"A": ok(`{"context":"lint: 2 warnings"}`), "B": ok(`{"notice":"saved a copy"}`), "C": ok(`{"blocked":true,"reason":"secret","context":"the prompt held a key","notice":"blocked a key"}`)},
+			want:     `{"event":"user_message_send","decision":"block","blocked":true,"reason":"secret","blocked_by":"C","context":[{"hook":"A","text":"lint: 2 warnings"},{"hook":"C","text":"the prompt held a key"}],"notices":[{"hook":"B","text":"saved a copy"},{"hook":"C","text":"blocked a key"}]}`,
+			statuses: []Status{OK, OK, Blocked}, ran: []string{"A", "B", "C"},
+		},
+		{
+			name: "v2: session_start collects context from every hook", event: discovery.SessionStart,
+			hooks:    []string{"A", "B"},
+			answers:  map[string]Outcome{"A": ok(`{"context":"branch main"}`), "B": ok(`{"context":"3 open issues","ask":true}`)},
+			want:     `{"event":"session_start","blocked":false,"context":[{"hook":"A","text":"branch main"},{"hook":"B","text":"3 open issues"}],"notices":[]}`,
+			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
+		},
+		{
+			name: "v2: an ask outside before_tool_call changes nothing", event: discovery.UserMessageSend,
+			hooks:    []string{"A"},
+			answers:  map[string]Outcome{"A": ok(`{"ask":true,"reason":"r"}`)},
+			want:     `{"event":"user_message_send","decision":"allow","blocked":false,"context":[],"notices":[]}`,
+			statuses: []Status{OK}, ran: []string{"A"},
+		},
 		{
 			name: "A rewrites input, B answers blocked:false: A's input stands", event: discovery.BeforeToolCall,
 			hooks:    []string{"A", "B"},
@@ -189,6 +231,9 @@ func TestCombination(t *testing.T) {
 				statuses = append(statuses, h.Status)
 			}
 			res.Hooks = nil
+			if !strings.Contains(tt.want, `"decision"`) && !strings.Contains(tt.want, `"context"`) {
+				v1View(t, res)
+			}
 			got, _ := json.Marshal(res)
 			gotStr := strings.Replace(string(got), `,"hooks":null`, "", 1)
 			if gotStr != tt.want {
@@ -201,6 +246,53 @@ func TestCombination(t *testing.T) {
 				t.Errorf("ran %v, want %v", s.order, tt.ran)
 			}
 		})
+	}
+}
+
+// v1View checks that the protocol v2 fields of a result agree with the v1
+// ones and have nothing to say, then removes them: what a v1 caller reads
+// stays exactly as it was.
+func v1View(t *testing.T, res *Result) {
+	t.Helper()
+	if blocking(res.Event) {
+		want := Allow
+		if res.Blocked {
+			want = Block
+		}
+		if res.Decision != want {
+			t.Errorf("decision %q with blocked=%v", res.Decision, res.Blocked)
+		}
+	} else if res.Decision != "" {
+		t.Errorf("decision %q on %s", res.Decision, res.Event)
+	}
+	if res.Event == discovery.TurnEnd {
+		if res.Context != nil || res.Notices != nil {
+			t.Error("turn_end has no context or notices")
+		}
+	} else if res.Context == nil || res.Notices == nil || len(*res.Context)+len(*res.Notices) != 0 {
+		t.Errorf("context %v and notices %v, want empty lists", res.Context, res.Notices)
+	}
+	res.Decision, res.Context, res.Notices = "", nil, nil
+}
+
+// Text over the limit is cut on a rune boundary, and the hook's report says
+// so; an ask on an event that cannot ask is noted.
+func TestTextLimits(t *testing.T) {
+	long := strings.Repeat("é", MaxText) // 2 bytes each: twice the limit
+	s := &scripted{answers: map[string]Outcome{
+		"A": ok(`{"context":"` + long + `","notice":"n"}`),
+		"B": ok(`{"ask":true}`),
+	}, seen: map[string]map[string]json.RawMessage{}}
+	res := (&Trigger{Run: s.run}).Fire(t.Context(), discovery.AgentStop, Payload{}, hookSet("A", "B"))
+	got := (*res.Context)[0].Text
+	if len(got) != MaxText || !utf8.ValidString(got) {
+		t.Errorf("context cut to %d bytes (valid UTF-8: %v), want %d", len(got), utf8.ValidString(got), MaxText)
+	}
+	if res.Hooks[0].Note != "context cut to 10240 bytes" || res.Hooks[1].Note != "ask applies to before_tool_call only" {
+		t.Errorf("notes %q, %q", res.Hooks[0].Note, res.Hooks[1].Note)
+	}
+	if (*res.Notices)[0].Text != "n" {
+		t.Errorf("notices %v", *res.Notices)
 	}
 }
 

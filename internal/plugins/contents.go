@@ -40,6 +40,20 @@ type Contents struct {
 	// Skipped lists files in hooks/ that cannot be hooks (not executable,
 	// unsafe names) so that validate and doctor can explain them.
 	Skipped []Skipped
+	// HookFiles are the Claude-format hook configurations (SPEC §11):
+	// hooks/hooks.json and what the manifest names. A hooks/ folder with
+	// a hooks.json contributes no native hooks.
+	HookFiles []HookFile
+	// ClaudeHooks is set when hooks/ has a hooks.json: its files are
+	// the handlers' scripts, which trust must cover as a whole.
+	ClaudeHooks bool
+	// Manifest is the plugin's .claude-plugin/plugin.json, if any, and
+	// ManifestErr why it could not be read (the defaults apply then).
+	Manifest    *ClaudeManifest
+	ManifestErr error
+	// CommandClashes names commands/ files that a recipe of the same
+	// name hides (recipes/ wins; validate warns).
+	CommandClashes []string
 	// Info holds what the scan learned about each item's file (by Path),
 	// so that callers keying caches on size, mtime and mode need no second
 	// stat.
@@ -48,7 +62,7 @@ type Contents struct {
 
 // Empty reports whether the folder carries no hook, skill or recipe.
 func (c Contents) Empty() bool {
-	return len(c.Hooks) == 0 && len(c.Skills) == 0 && len(c.Recipes) == 0
+	return len(c.Hooks) == 0 && len(c.Skills) == 0 && len(c.Recipes) == 0 && len(c.HookFiles) == 0
 }
 
 // DisabledSuffix marks a hook file that is listed but never run.
@@ -67,31 +81,99 @@ const (
 )
 
 // ScanDir reads the layout of SPEC §2 under root: executables directly in
-// hooks/, skills/<name>/SKILL.md, recipes/**/<name>.md. Names starting with
-// "." are ignored everywhere, README.md is never a recipe, and nothing
-// outside those three folders is looked at. Missing folders are empty.
+// hooks/, skills/<name>/SKILL.md, recipes/**/<name>.md; and the Claude
+// format of SPEC §11: hooks/hooks.json (then hooks/ has no native hooks),
+// commands/**/<name>.md as recipes, and the component paths of
+// .claude-plugin/plugin.json. Names starting with "." are ignored
+// everywhere, README.md is never a recipe, and nothing outside those
+// folders is looked at. Missing folders are empty.
 func ScanDir(root string) (Contents, error) { return Scan(root, AllKinds) }
 
 // Scan is ScanDir for the given kinds only; the others stay empty.
 func Scan(root string, k Kinds) (Contents, error) {
 	c := Contents{Info: map[string]fs.FileInfo{}}
-	var err error
+	m, ok, err := ReadClaudeManifest(root)
+	if ok {
+		c.Manifest, c.ManifestErr = &m, err
+		if err != nil {
+			m = ClaudeManifest{} // a broken manifest: the default folders
+		}
+	}
 	if k&HookKind != 0 {
-		if c.Hooks, c.Skipped, err = scanHooks(filepath.Join(root, "hooks"), c.Info); err != nil {
+		hooksDir := filepath.Join(root, "hooks")
+		if fi, err := os.Stat(filepath.Join(hooksDir, HooksJSON)); err == nil && !fi.IsDir() {
+			c.ClaudeHooks = true
+			c.HookFiles = append(c.HookFiles, HookFile{Name: HooksJSON, Path: filepath.Join(hooksDir, HooksJSON)})
+		} else if c.Hooks, c.Skipped, err = scanHooks(hooksDir, c.Info); err != nil {
 			return c, err
+		}
+		for _, p := range m.HookPaths {
+			if p == "hooks/"+HooksJSON && c.ClaudeHooks {
+				continue
+			}
+			c.HookFiles = append(c.HookFiles, HookFile{Name: strings.TrimPrefix(p, "hooks/"), Path: filepath.Join(root, filepath.FromSlash(p))})
+		}
+		if m.Hooks != nil {
+			name := HooksJSON
+			if len(c.HookFiles) > 0 {
+				name = "plugin.json"
+			}
+			c.HookFiles = append(c.HookFiles, HookFile{Name: name, Path: filepath.Join(root, filepath.FromSlash(ClaudeManifestPath)), Inline: m.Hooks})
 		}
 	}
 	if k&SkillKind != 0 {
-		if c.Skills, err = scanSkills(filepath.Join(root, "skills"), c.Info); err != nil {
-			return c, err
+		for _, dir := range orDefault(m.Skills, "skills") {
+			skills, err := scanSkills(filepath.Join(root, filepath.FromSlash(dir)), c.Info)
+			if err != nil {
+				return c, err
+			}
+			c.Skills = mergeItems(c.Skills, skills, nil)
 		}
 	}
 	if k&RecipeKind != 0 {
 		if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes"), c.Info); err != nil {
 			return c, err
 		}
+		for _, dir := range orDefault(m.Commands, "commands") {
+			commands, err := scanRecipes(filepath.Join(root, filepath.FromSlash(dir)), c.Info)
+			if err != nil {
+				return c, err
+			}
+			c.Recipes = mergeItems(c.Recipes, commands, &c.CommandClashes)
+		}
 	}
 	return c, nil
+}
+
+func orDefault(paths []string, def string) []string {
+	if len(paths) == 0 {
+		return []string{def}
+	}
+	return paths
+}
+
+// mergeItems adds more to items; a name items already has wins, and the
+// hidden one's path is noted in clashes.
+func mergeItems(items, more []Item, clashes *[]string) []Item {
+	if len(more) == 0 {
+		return items
+	}
+	have := make(map[string]bool, len(items))
+	for _, it := range items {
+		have[it.Name] = true
+	}
+	for _, it := range more {
+		if have[it.Name] {
+			if clashes != nil {
+				*clashes = append(*clashes, it.Path)
+			}
+			continue
+		}
+		have[it.Name] = true
+		items = append(items, it)
+	}
+	sortItems(items)
+	return items
 }
 
 func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped []Skipped, err error) {
@@ -151,6 +233,15 @@ func scanSkills(dir string, info map[string]fs.FileInfo) ([]Item, error) {
 }
 
 func scanRecipes(dir string, info map[string]fs.FileInfo) ([]Item, error) {
+	// A manifest may name one command file instead of a folder.
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().IsRegular() {
+		name := strings.TrimSuffix(filepath.Base(dir), ".md")
+		if !strings.HasSuffix(dir, ".md") || !safeItemName(name) {
+			return nil, nil
+		}
+		info[dir] = fi
+		return []Item{{Name: name, Path: dir}}, nil
+	}
 	var recipes []Item
 	// WalkDir does not follow a symlinked root; hooks/ and skills/ are read
 	// through links (checked to stay inside), so recipes/ must be too.

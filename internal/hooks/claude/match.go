@@ -250,3 +250,46 @@ func globSegments(pat, segs []string) bool {
 	}
 	return len(segs) == 0
 }
+
+// Selector decides whether a handler takes part in one event.
+type Selector struct {
+	event   string
+	matcher *Matcher
+	cond    *Condition
+}
+
+// NewSelector compiles a handler's matcher and condition; it fails for a
+// handler with a Problem about either (such a handler never runs).
+func NewSelector(h Handler) (*Selector, error) {
+	m, err := CompileMatcher(h.Matcher)
+	if err != nil {
+		return nil, err
+	}
+	s := &Selector{event: h.Event, matcher: m}
+	if h.If != "" {
+		if s.cond, err = ParseCondition(h.If); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Selects reports whether the handler runs for a payload (quiver's
+// fields, as raw JSON): Stop handlers for the main agent and SubagentStop
+// ones for subagents, the matcher against the event's field (tool_name,
+// source), the condition against the tool call. project and home resolve
+// the condition's relative paths.
+func (s *Selector) Selects(p map[string]json.RawMessage, project, home string) bool {
+	str := func(k string) string {
+		var v string
+		json.Unmarshal(p[k], &v)
+		return v
+	}
+	if !Selects(s.event, str("invoked_by")) {
+		return false
+	}
+	if f := MatchField(s.event); f != "" && !s.matcher.Match(str(f)) {
+		return false
+	}
+	return s.cond == nil || s.cond.Match(str("tool_name"), p["tool_input"], str("cwd"), project, home)
+}

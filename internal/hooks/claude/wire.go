@@ -313,3 +313,18 @@ func joinText(a, b string) string {
 	}
 	return a + "\n" + b
 }
+
+// KnownEvent reports the events Claude Code's hooks reference names, with
+// or without a quiver equivalent; anything else in a hooks.json is
+// probably a typo.
+func KnownEvent(name string) bool {
+	switch name {
+	case "SessionStart", "SessionEnd", "Setup", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+		"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure",
+		"SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "TeammateIdle", "TaskCreated",
+		"TaskCompleted", "ConfigChange", "CwdChanged", "FileChanged", "WorktreeCreate", "WorktreeRemove",
+		"InstructionsLoaded", "Elicitation", "ElicitationResult":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,14 @@
+package discovery
+
+import (
+	"os"
+	"syscall"
+)
+
+// changeTime is the inode change time in nanoseconds (see ctime_linux.go).
+func changeTime(fi os.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ctimespec.Nano()
+	}
+	return 0
+}
