@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -35,6 +36,12 @@ func pluginOrEmpty(n plugins.Name) string {
 func (a *App) keepTrust(layout plugins.Layout, global bool, change func() error) error {
 	if global || layout.Local == nil {
 		return change()
+	}
+	// Finish what an interrupted command left first: a journal committed
+	// with the repository could otherwise restore a plugin between this
+	// snapshot and the renewal below, and have it trusted (issue 11).
+	if err := a.installer(layout, false).Repair(context.Background()); err != nil {
+		return err
 	}
 	before, err := discovery.ProjectTrust(layout, false)
 	wasTrusted := err == nil && before.Trusted()

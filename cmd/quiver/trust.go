@@ -23,6 +23,12 @@ type trustJSON struct {
 	// Replaces lists the project's plugins that shadow your global
 	// install of the same plugin (whose hooks then do not run here).
 	Replaces []string `json:"replaces"`
+	// Shadows lists your global standalone hooks that a project hook of
+	// the same name switches off here.
+	Shadows []string `json:"shadows"`
+	// Files are the other files of the project's hooks' folders, which
+	// the fingerprint covers because the hooks may run them.
+	Files []string `json:"files"`
 }
 
 type trustHookJSON struct {
@@ -86,7 +92,11 @@ func (a *App) runTrust(o trustOptions) error {
 		return err
 	}
 	if o.JSON {
-		out := trustJSON{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []trustHookJSON{}, Replaces: []string{}}
+		out := trustJSON{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []trustHookJSON{}, Replaces: []string{},
+			Shadows: append([]string{}, t.Shadows...), Files: []string{}}
+		for _, f := range t.Files {
+			out.Files = append(out.Files, f.Path)
+		}
 		for _, h := range t.Hooks {
 			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: h.Escape})
 		}
@@ -113,6 +123,12 @@ func (a *App) runTrust(o trustOptions) error {
 			}
 			fmt.Fprintln(a.Stdout, visible(line))
 		}
+	}
+	if len(t.Files) > 0 {
+		fmt.Fprintf(a.Stdout, "and %d other file(s) of their folders that they may run or load (see quiver trust --json).\n", len(t.Files))
+	}
+	if len(t.Shadows) > 0 {
+		fmt.Fprintf(a.Stdout, "The project's hook(s) %s replace your global hook(s) of the same name, which do not run here.\n", visible(strings.Join(t.Shadows, ", ")))
 	}
 	if len(t.Replaces) > 0 {
 		fmt.Fprintf(a.Stdout, "Trusted the project's own version of %s in %s: it replaces your global install, whose hooks do not run here.\n",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
@@ -242,10 +243,11 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	}
 	trusted := trust.Trusted()
 	escapes := map[string]string{}
-	// A Claude plugin with a file that escapes has every handler invalid:
-	// any handler could run that file.
+	// A source with a file that escapes its folder has every hook invalid:
+	// any of them could run or load that file, which the fingerprint
+	// cannot cover.
 	rootEscapes := map[string]string{}
-	for _, ph := range trust.Hooks {
+	for _, ph := range slices.Concat(trust.Hooks, trust.Files) {
 		if ph.Escape != "" {
 			escapes[ph.Path] = ph.Escape
 			if ph.Root != "" && rootEscapes[ph.Root] == "" {
@@ -293,6 +295,8 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 				h.Status, h.Reason = Untrusted, "project hooks are not trusted; review them and run quiver trust"
 			case escapes[it.Path] != "":
 				h.Status, h.Reason = Invalid, escapes[it.Path]
+			case s.project && rootEscapes[s.root] != "":
+				h.Status, h.Reason = Invalid, rootEscapes[s.root]
 			case it.Disabled:
 				h.Status, h.Reason = Disabled, "file name ends in "+plugins.DisabledSuffix
 			}

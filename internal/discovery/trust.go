@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,9 +38,8 @@ type ProjectHook struct {
 	// Disabled: the hook's plugin is disabled (the lock file says so).
 	// Enabling it is a change the user must review, like a new file.
 	Disabled bool
-	// Root is set for the files of a Claude-format plugin (or hooks
-	// folder), which trust covers as a whole: its handlers' commands may
-	// run any of them. It is the plugin's folder.
+	// Root is set for the other files of a source with hooks (Trust.Files):
+	// the plugin's folder, or the scope's for standalone hooks.
 	Root string
 }
 
@@ -47,11 +49,22 @@ type Trust struct {
 	Project string
 	// Hooks are the project's hooks, by path.
 	Hooks []ProjectHook
+	// Files are the other files those hooks may run or load: every
+	// file of a project plugin that has hooks (its lib/, a Python
+	// package beside a hook, the scripts of a hooks.json) and everything
+	// under .quiver/hooks/ (subfolders, hidden files). The fingerprint
+	// covers them too; one that escapes its folder makes all of that
+	// source's hooks invalid.
+	Files []ProjectHook
 	// Replaces names the project's plugins that shadow the user's global
 	// install of the same plugin as a whole: even without hooks of their
 	// own, they switch the user's global hooks off, so that is the
 	// repository's choice to review like a hook.
 	Replaces []string
+	// Shadows names the user's global standalone hooks that a project
+	// hook of the same name switches off once trusted: trust says so,
+	// since that changes what the user's own set does here.
+	Shadows []string
 	// Fingerprint covers path, exec bit and content of every project hook;
 	// "" when there are none.
 	Fingerprint string
@@ -104,9 +117,10 @@ func readTrustStore(path string) (*trustStore, error) {
 }
 
 // projectHooks lists the project's hook files from the local sources, and
-// marks the ones that resolve outside their plugin (or, for standalone
-// hooks, the scope's .quiver folder).
-func projectHooks(srcs []source) []ProjectHook {
+// the other files of the sources with hooks (see Trust.Files); it marks
+// the ones that resolve outside their plugin (or, for standalone hooks,
+// the scope's .quiver folder).
+func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 	var out []ProjectHook
 	for _, s := range srcs {
 		if !s.project {
@@ -118,26 +132,33 @@ func projectHooks(srcs []source) []ProjectHook {
 			if it.Disabled {
 				name += plugins.DisabledSuffix
 			}
-			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: c.check(it), Disabled: s.disabled})
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: firstNonEmpty(c.check(it), shebangProblem(it.Path)), Disabled: s.disabled})
 		}
 		for _, sk := range s.contents.Skipped {
 			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: c.check(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})
 		}
-		if len(s.contents.HookFiles) > 0 {
-			out = append(out, claudeFiles(s, c)...)
+		if len(s.contents.Hooks)+len(s.contents.Skipped)+len(s.contents.HookFiles) > 0 {
+			files = append(files, sourceFiles(s, c)...)
 		}
 	}
+	isHook := make(map[string]bool, len(out))
+	for _, h := range out {
+		isHook[h.Path] = true
+	}
+	files = slices.DeleteFunc(files, func(f ProjectHook) bool { return isHook[f.Path] })
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return out, files
 }
 
-// claudeFiles lists every file of a source with Claude-format hooks: the
-// whole plugin, or for a scope's standalone handlers its hooks/ folder
-// and the configurations. A handler's command may run any of them
-// (python3 "${CLAUDE_PLUGIN_ROOT}/core/rules.py"), so the fingerprint
-// covers them all (SPEC §9); .git is git's, not the plugin's. A symlink
-// is resolved by the confiner like a hook.
-func claudeFiles(s source, c *confiner) []ProjectHook {
+// sourceFiles lists every file of a source with hooks: the whole plugin,
+// or for a scope's standalone hooks everything under hooks/. A hook may
+// run or load any of them (python3 "${CLAUDE_PLUGIN_ROOT}/core/rules.py",
+// a json/ package beside a Python hook that shadows the standard
+// library, a lib/ the hook sources), so the fingerprint covers them all
+// (SPEC §9); .git is git's, not the plugin's. A symlink is resolved by the
+// confiner like a hook.
+func sourceFiles(s source, c *confiner) []ProjectHook {
 	dirs := []string{s.root}
 	if s.plugin.IsZero() {
 		dirs = []string{filepath.Join(s.root, "hooks")}
@@ -170,6 +191,49 @@ func claudeFiles(s source, c *confiner) []ProjectHook {
 		})
 	}
 	return out
+}
+
+// shebangProblem refuses a hook whose #! line names its interpreter by a
+// relative path ("#!bin/sh", "#!/usr/bin/env ./tool"): the kernel (or env)
+// resolves it against the working directory, so what runs would be a
+// file of the project that the fingerprint does not cover.
+func shebangProblem(path string) string {
+	f, err := safefs.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return ""
+	}
+	fields := strings.Fields(rest)
+	if len(fields) == 0 {
+		return ""
+	}
+	interp := fields[0]
+	if filepath.Base(interp) == "env" && filepath.IsAbs(interp) {
+		// env's program is its first word that is not an option or an
+		// assignment; -S splits the rest again.
+		interp = ""
+		for _, w := range fields[1:] {
+			if w == "-S" || strings.HasPrefix(w, "-") || strings.Contains(w, "=") {
+				continue
+			}
+			interp = w
+			break
+		}
+		if !strings.Contains(interp, "/") {
+			return "" // looked up in PATH, like any command
+		}
+	}
+	if interp != "" && !filepath.IsAbs(interp) {
+		return fmt.Sprintf("its #! line names the interpreter %s by a relative path, which would run a file of the working directory that trust does not cover; write an absolute path (#!/usr/bin/env %s)", interp, filepath.Base(interp))
+	}
+	return ""
 }
 
 // confiner decides whether hooks stay inside their root: the plugin
@@ -229,14 +293,22 @@ func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
 		return "", nil
 	}
 	h := sha256.New()
+	// Every field is written with its length first, so no value can
+	// imitate a field boundary: two different states never hash alike.
+	field := func(parts ...string) {
+		for _, p := range parts {
+			fmt.Fprintf(h, "%d:%s", len(p), p)
+		}
+		h.Write([]byte{'\n'})
+	}
 	for _, name := range lock.Names() {
 		e := lock.Plugins[name]
-		fmt.Fprintf(h, "lock\x00%s\x00%s\x00%s\n", name, e.Source, e.Ref)
+		field("lock", name, e.Source, e.Ref, e.Commit, e.Hash, strconv.FormatBool(e.Link))
 	}
 	for _, name := range t.Replaces {
-		fmt.Fprintf(h, "replaces\x00%s\n", name)
+		field("replaces", name)
 	}
-	for _, ph := range t.Hooks {
+	for _, ph := range slices.Concat(t.Hooks, t.Files) {
 		line, err := fingerprintLine(ph)
 		// A plugin being replaced or removed right now may take a file
 		// away between the scan and here: it then simply is not part of
@@ -249,10 +321,7 @@ func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
 			return "", err
 		}
 		rel, _ := filepath.Rel(project, ph.Path)
-		if ph.Disabled {
-			line += "\x00disabled"
-		}
-		fmt.Fprintf(h, "%s\x00%s\n", filepath.ToSlash(rel), line)
+		field("file", filepath.ToSlash(rel), line, strconv.FormatBool(ph.Disabled))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -291,10 +360,26 @@ func fingerprintLine(ph ProjectHook) (string, error) {
 // nothing hangs on the record (an empty project, or all trusted), it is
 // only read if withRecord asks for it: hook runs skip the read.
 func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, error) {
-	t := Trust{Project: l.ProjectDir, All: all, Hooks: projectHooks(srcs)}
+	t := Trust{Project: l.ProjectDir, All: all}
+	t.Hooks, t.Files = projectHooks(srcs)
+	local := map[string]bool{}
 	for _, s := range srcs {
 		if s.shadowedBy != "" {
 			t.Replaces = append(t.Replaces, s.plugin.String())
+		}
+		if s.project && s.plugin.IsZero() {
+			for _, it := range s.contents.Hooks {
+				local[it.Name] = true
+			}
+		}
+	}
+	for _, s := range srcs {
+		if !s.project && s.plugin.IsZero() {
+			for _, it := range s.contents.Hooks {
+				if local[it.Name] {
+					t.Shadows = append(t.Shadows, it.Name)
+				}
+			}
 		}
 	}
 	if l.Local == nil || ((t.Empty() || all) && !withRecord) {

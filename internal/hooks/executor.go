@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -89,6 +90,11 @@ func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payl
 	}
 	env := append(e.Env[:len(e.Env):len(e.Env)],
 		"QUIVER_EVENT="+event, "QUIVER_HOOK_NAME="+h.Name, "QUIVER_PROJECT_DIR="+e.ProjectDir)
+	if h.DataDir != "" {
+		if err := checkDataDir(h.DataDir); err != nil {
+			return Outcome{Hook: h, Status: Failed, Error: err.Error(), ExitCode: -1}
+		}
+	}
 	if !h.Plugin.IsZero() {
 		env = append(env, "QUIVER_PLUGIN_NAME="+h.Plugin.String(), "QUIVER_PLUGIN_ROOT="+h.PluginRoot, "QUIVER_PLUGIN_DATA="+h.DataDir)
 		os.MkdirAll(h.DataDir, 0o755) // created on demand; a failure shows up in the hook
@@ -214,6 +220,20 @@ func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string
 	}
 	o.Response = resp
 	return o
+}
+
+// checkDataDir refuses a plugin's data folder that is a symlink, or lies
+// in a data/ folder that is one: a repository could commit
+// .quiver/data/org@repo -> /somewhere, and a hook that cleans its data
+// folder would then delete files outside the project.
+func checkDataDir(dir string) error {
+	for _, p := range []string{filepath.Dir(dir), dir} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("data folder %s is a symlink to %s; quiver hands hooks only real folders (remove the link)", p, target)
+		}
+	}
+	return nil
 }
 
 func unwrap(err error) error {

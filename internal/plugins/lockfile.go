@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -82,6 +84,11 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 		}
 		if e.Source == "" {
 			return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has no source", path, k)
+		}
+		for field, v := range map[string]string{"source": e.Source, "ref": e.Ref, "commit": e.Commit, "hash": e.Hash} {
+			if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+				return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has a control character in its %s", path, k, field)
+			}
 		}
 	}
 	return &l, nil
