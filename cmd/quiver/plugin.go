@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -43,12 +45,14 @@ type pluginJSON struct {
 // pluginShowJSON adds what only `plugin show` prints.
 type pluginShowJSON struct {
 	pluginJSON
-	Hash        string `json:"hash,omitempty"`
-	Link        bool   `json:"link,omitempty"`
-	Missing     bool   `json:"missing,omitempty"`
-	Description string `json:"description,omitempty"`
-	Version     string `json:"version,omitempty"`
-	Homepage    string `json:"homepage,omitempty"`
+	Hash string `json:"hash,omitempty"`
+	Link bool   `json:"link,omitempty"`
+	// Unused counts what quiver does not use, by kind ("agents": 3).
+	Unused      map[string]int `json:"unused"`
+	Missing     bool           `json:"missing,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Version     string         `json:"version,omitempty"`
+	Homepage    string         `json:"homepage,omitempty"`
 }
 
 func toJSON(p plugins.Plugin) pluginJSON {
@@ -62,7 +66,7 @@ func toJSON(p plugins.Plugin) pluginJSON {
 		Enabled:  p.Enabled(),
 		Skills:   plugins.Names(p.Contents.Skills),
 		Recipes:  plugins.Names(p.Contents.Recipes),
-		Hooks:    plugins.Names(p.Contents.Hooks),
+		Hooks:    append(plugins.Names(p.Contents.Hooks), discovery.HandlerNames(p.Contents)...),
 	}
 }
 
@@ -222,7 +226,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 			}
 			added = append(added, toJSON(p))
 			if !o.JSON {
-				a.warnf("Installed %s %s%s: %s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents))
+				a.warnf("Installed %s %s%s: %s%s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents), unusedNote(p.Dir))
 			}
 		}
 		return failed
@@ -291,7 +295,16 @@ func countItems(c plugins.Contents) string {
 		}
 		return strconv.Itoa(k) + " " + word + "s"
 	}
-	return n(len(c.Hooks), "hook") + ", " + n(len(c.Skills), "skill") + ", " + n(len(c.Recipes), "recipe")
+	return n(len(c.Hooks)+len(discovery.HandlerNames(c)), "hook") + ", " + n(len(c.Skills), "skill") + ", " + n(len(c.Recipes), "recipe")
+}
+
+// unusedNote names what a plugin carries that quiver does not use (SPEC
+// §11), never dropped silently: "; not used by quiver: 3 agents".
+func unusedNote(dir string) string {
+	if s := plugins.DescribeUnused(plugins.Unused(dir)); s != "" {
+		return "; not used by quiver: " + s
+	}
+	return ""
 }
 
 // ---- plugin list ----
@@ -449,6 +462,13 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	out := pluginShowJSON{
 		pluginJSON: toJSON(p), Hash: p.Entry.Hash, Link: p.Entry.Link, Missing: p.Missing,
 		Description: p.Manifest.Description, Version: p.Manifest.Version, Homepage: p.Manifest.Homepage,
+		Unused: plugins.Unused(p.Dir),
+	}
+	if m := p.Contents.Manifest; m != nil {
+		// plugin.yaml wins where both say something.
+		out.Description = cmp.Or(out.Description, m.Description)
+		out.Version = cmp.Or(out.Version, m.Version)
+		out.Homepage = cmp.Or(out.Homepage, m.Homepage)
 	}
 	if o.JSON {
 		return writeJSON(a.Stdout, out)
@@ -475,6 +495,7 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 		field("missing", "the folder is gone; reinstall it with quiver plugin add --force")
 	}
 	field("enabled", strconv.FormatBool(out.Enabled))
+	field("not used", plugins.DescribeUnused(out.Unused))
 	list := func(k string, items []string) {
 		if len(items) == 0 {
 			field(k, "-")

@@ -92,3 +92,22 @@ func loadConfig(hf plugins.HookFile, cache *fileCache[parsedConfig]) parsedConfi
 	cache.store(key, fi, v)
 	return v
 }
+
+// HandlerNames returns the unprefixed item names of the Claude handlers a
+// folder's contents carry ("hooks.json/PreToolUse.1"), reading each
+// configuration once, for listings of one plugin; a configuration that
+// cannot be read is listed under its own name, as discovery lists it.
+func HandlerNames(c plugins.Contents) []string {
+	var out []string
+	for _, hf := range c.HookFiles {
+		cfg := loadConfig(hf, &fileCache[parsedConfig]{files: map[string]cacheEntry[parsedConfig]{}, seen: map[string]bool{}})
+		if cfg.Error != "" {
+			out = append(out, hf.Name)
+			continue
+		}
+		for _, h := range cfg.Handlers {
+			out = append(out, fmt.Sprintf("%s/%s.%d", hf.Name, h.Event, h.N))
+		}
+	}
+	return out
+}

@@ -137,6 +137,11 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 		for _, sk := range s.contents.Skipped {
 			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: c.check(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})
 		}
+		for _, hf := range s.contents.HookFiles {
+			// The configuration stands for its handlers: what they run
+			// is the rest of the folder, in files.
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, hf.Name), Path: hf.Path, Escape: c.check(plugins.Item{Path: hf.Path, Link: true}), Disabled: s.disabled})
+		}
 		if len(s.contents.Hooks)+len(s.contents.Skipped)+len(s.contents.HookFiles) > 0 {
 			files = append(files, sourceFiles(s, c)...)
 		}
