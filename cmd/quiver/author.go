@@ -24,32 +24,38 @@ import (
 // Tools for plugin authors: plugin init and plugin validate.
 
 func (a *App) newPluginInitCmd() *cobra.Command {
-	var name string
+	var name, format string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Scaffold a new plugin repository",
 		Long: `Create a plugin repository in DIR (default: the current folder): plugin.yaml,
 hooks/ with a commented bash example for each blocking event, a skill, a
-recipe and a README that explains the layout. A folder that already has
-files is refused unless --force. The result passes plugin validate and
-installs with plugin add ./DIR.`,
-		Example: "  quiver plugin init my-plugin\n  quiver plugin init --name acme/guard guard",
+recipe and a README that explains the layout. With --format claude, the
+Claude Code layout instead: .claude-plugin/plugin.json, hooks/hooks.json
+with a PreToolUse and a SessionStart handler and their scripts, a command
+and a skill. A folder that already has files is refused unless --force.
+The result passes plugin validate and installs with plugin add ./DIR.`,
+		Example: "  quiver plugin init my-plugin\n  quiver plugin init --name acme/guard guard\n  quiver plugin init --format claude --name acme/cc cc",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return a.runPluginInit(cmd, dir, name, force)
+			return a.runPluginInit(cmd, dir, name, format, force)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the plugin's `org/repo` (default local/<folder name>)")
 	cmd.Flags().BoolVar(&force, "force", false, "write into a folder that already has files")
+	cmd.Flags().StringVar(&format, "format", plugins.FormatNative, "the layout: `native` or claude (Claude Code's plugin format)")
 	return cmd
 }
 
-func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, force bool) error {
+func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName, format string, force bool) error {
+	if format != plugins.FormatNative && format != plugins.FormatClaude {
+		return usageErrorf(cmd, "unknown --format %q; want native or claude", format)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -61,7 +67,7 @@ func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, force bool)
 	if err != nil {
 		return usageErrorf(cmd, "%v; give the plugin's name with --name org/repo", err)
 	}
-	written, err := plugins.Scaffold(abs, name, force)
+	written, err := plugins.Scaffold(abs, name, format, force)
 	if err != nil {
 		return err
 	}

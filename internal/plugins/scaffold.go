@@ -11,11 +11,18 @@ import (
 	"strings"
 )
 
-// The files `plugin init` writes; {{NAME}}, {{REPO}} and {{SKILL}} are
-// replaced. Files under hooks/ are made executable.
+// The files `plugin init` writes, per format; {{NAME}}, {{ORG}}, {{REPO}}
+// and {{SKILL}} are replaced. Files under hooks/ but hooks.json are made
+// executable.
 //
-//go:embed scaffold
+//go:embed scaffold scaffold-claude/*
 var scaffoldFS embed.FS
+
+// Scaffold formats: quiver's own layout, or Claude Code's (SPEC §11).
+const (
+	FormatNative = "native"
+	FormatClaude = "claude"
+)
 
 // ErrNotEmpty is returned by Scaffold for a folder that already has files.
 var ErrNotEmpty = errors.New("folder is not empty")
@@ -24,7 +31,15 @@ var ErrNotEmpty = errors.New("folder is not empty")
 // commented example hook per blocking event, a skill, a recipe and a
 // README. A non-empty dir is refused unless force (then existing files of
 // the same names are overwritten and others are kept).
-func Scaffold(dir string, name Name, force bool) ([]string, error) {
+func Scaffold(dir string, name Name, format string, force bool) ([]string, error) {
+	root := "scaffold"
+	switch format {
+	case FormatNative, "":
+	case FormatClaude:
+		root = "scaffold-claude"
+	default:
+		return nil, fmt.Errorf("unknown format %q; want native or claude", format)
+	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 && !force {
 		return nil, fmt.Errorf("%s: %w; use --force to write into it anyway", dir, ErrNotEmpty)
 	}
@@ -38,20 +53,20 @@ func Scaffold(dir string, name Name, force bool) ([]string, error) {
 	if skill == "" {
 		skill = "example"
 	}
-	repl := strings.NewReplacer("{{NAME}}", name.String(), "{{REPO}}", name.Repo(), "{{SKILL}}", skill)
+	repl := strings.NewReplacer("{{NAME}}", name.String(), "{{ORG}}", name.Org(), "{{REPO}}", name.Repo(), "{{SKILL}}", skill)
 	var written []string
-	err := fs.WalkDir(scaffoldFS, "scaffold", func(p string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(scaffoldFS, root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}
-		rel := strings.TrimPrefix(p, "scaffold/")
+		rel := strings.TrimPrefix(p, root+"/")
 		rel = strings.ReplaceAll(rel, "SKILLNAME", skill)
 		data, err := scaffoldFS.ReadFile(p)
 		if err != nil {
 			return err
 		}
 		mode := os.FileMode(0o644)
-		if path.Dir(rel) == "hooks" {
+		if path.Dir(rel) == "hooks" && path.Base(rel) != HooksJSON {
 			mode = 0o755
 		}
 		dst := filepath.Join(dir, filepath.FromSlash(rel))
