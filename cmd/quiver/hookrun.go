@@ -172,7 +172,14 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
 	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
 		if res, err = a.fire(cmd.Context(), layout, o.Event, failClosed, timeout, payload); err != nil {
-			return err
+			if !failClosed || !hooks.Blocking(o.Event) {
+				return err
+			}
+			// No hook set is no decision: fail closed says block.
+			a.warnf("quiver: %v", err)
+			res = hooks.EmptyResult(o.Event)
+			res.Blocked = true
+			res.Reason = fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err)
 		}
 	}
 	if ie, ok := interruption(cmd.Context()); ok {

@@ -233,11 +233,7 @@ func (hs *HookSet) UntrustedCount() int {
 // only new or changed hooks are asked, concurrently. Untrusted project
 // hooks and disabled ones are never executed.
 func Hooks(ctx context.Context, o Options) (*HookSet, error) {
-	srcs, err := sources(o.Layout, plugins.HookKind)
-	if err != nil {
-		return nil, err
-	}
-	trust, err := loadTrust(o.Layout, srcs, o.TrustAll, false)
+	srcs, trust, broken, err := hookSources(o.Layout, o.TrustAll)
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +257,9 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 		now = o.Now
 	}
 	hs := &HookSet{Trust: trust}
+	if broken != nil {
+		hs.Hooks = append(hs.Hooks, *broken)
+	}
 	types := newCaches(typeCacheFile, hookTypeCodec)
 	configs := newCaches(hooksJSONCacheFile, jsonCodec[parsedConfig]())
 	type pending struct {
@@ -339,6 +338,45 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	types.save()
 	resolveHooks(hs.Hooks)
 	return hs, nil
+}
+
+// ProjectScopeHook is the name of the stand-in hook that reports a project
+// scope discovery could not read. Parentheses are not allowed in item
+// names, so no real hook can hold it.
+const ProjectScopeHook = "(project .quiver)"
+
+// hookSources reads the sources of both scopes and the project's trust.
+// A project scope that cannot be read (a broken lock file, a symlink
+// loop, a hook too large to fingerprint: all things a repository can
+// commit) must not switch off the user's global hooks: it is dropped,
+// and stands in the set as one invalid hook with the error as its
+// reason, so hook run reports it, and blocks under --fail-closed, while
+// the global hooks still run. An error in the global scope is the
+// user's own and is returned.
+func hookSources(l plugins.Layout, all bool) ([]source, Trust, *Hook, error) {
+	srcs, err := sources(l, plugins.HookKind)
+	var trust Trust
+	if err == nil {
+		trust, err = loadTrust(l, srcs, all, false)
+	}
+	if err == nil || l.Local == nil {
+		return srcs, trust, nil, err
+	}
+	global := l
+	global.Local = nil
+	srcs, gerr := sources(global, plugins.HookKind)
+	if gerr != nil {
+		return nil, Trust{}, nil, gerr
+	}
+	if trust, gerr = loadTrust(global, srcs, all, false); gerr != nil {
+		return nil, Trust{}, nil, gerr
+	}
+	broken := &Hook{
+		Name: ProjectScopeHook, Path: l.Local.Root, Location: plugins.Local,
+		Status: Invalid, Reason: "the project's hooks cannot be read: " + err.Error(),
+		Format: FormatNative,
+	}
+	return srcs, trust, broken, nil
 }
 
 func firstNonEmpty(s ...string) string {

@@ -90,17 +90,25 @@ type trustStore struct {
 	Projects map[string]trustRecord `yaml:"projects"`
 }
 
+// trustRecord is one trusted project. It holds no list of the hooks: the
+// fingerprint covers them, and a list would let one repository with
+// thousands of long hook names grow the store past any bound (records
+// written by older versions keep theirs until the store is next written,
+// since unknown fields are dropped).
 type trustRecord struct {
 	Fingerprint string    `yaml:"fingerprint"`
-	Hooks       []string  `yaml:"hooks,omitempty"`
 	TrustedAt   time.Time `yaml:"trusted_at"`
 }
+
+// maxTrustStore bounds the trust store: one record is about 150 bytes, so
+// this is room for some 100,000 projects.
+const maxTrustStore = 16 << 20
 
 func trustPath(l plugins.Layout) string { return filepath.Join(l.Global.Root, TrustFile) }
 
 func readTrustStore(path string) (*trustStore, error) {
 	ts := &trustStore{Version: 1, Projects: map[string]trustRecord{}}
-	data, err := safefs.ReadFile(path, safefs.MaxMeta)
+	data, err := safefs.ReadFile(path, maxTrustStore)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ts, nil
 	}
@@ -448,12 +456,7 @@ func recordTrust(l plugins.Layout, expected *string) (Trust, error) {
 			delete(ts.Projects, l.ProjectDir)
 			return nil
 		}
-		rec := trustRecord{Fingerprint: t.Fingerprint, TrustedAt: time.Now().UTC().Truncate(time.Second)}
-		for _, h := range t.Hooks {
-			rel, _ := filepath.Rel(l.ProjectDir, h.Path)
-			rec.Hooks = append(rec.Hooks, filepath.ToSlash(rel))
-		}
-		ts.Projects[l.ProjectDir] = rec
+		ts.Projects[l.ProjectDir] = trustRecord{Fingerprint: t.Fingerprint, TrustedAt: time.Now().UTC().Truncate(time.Second)}
 		return nil
 	})
 	if err == nil {
