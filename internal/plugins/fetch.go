@@ -63,7 +63,9 @@ func (c Credentials) auth(rawURL string) (transport.AuthMethod, string, error) {
 		}
 		return nil, clean, nil
 	case "ssh":
-		return sshAuth(ep.User), rawURL, nil
+		// Keys or the agent, never a password: the URL that go-git
+		// writes to the plugin's .git/config keeps only the user name.
+		return sshAuth(ep.User), Redact(rawURL), nil
 	}
 	return nil, rawURL, nil
 }
@@ -218,6 +220,7 @@ type target struct {
 // resolve lists the remote's refs (one cheap request, no clone) and picks
 // the target for ref.
 func (f *Fetcher) resolve(ctx context.Context, rawURL, ref string) (target, transport.AuthMethod, string, error) {
+	installTransport()
 	auth, fetchURL, err := f.Credentials.auth(rawURL)
 	if err != nil {
 		return target{}, nil, "", err
@@ -403,10 +406,15 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 // Limits on what a plugin repository may contain. A plugin is hooks,
 // skills and recipes: files this large are a mistake or an attack, and
 // go-git holds a file in memory several times over while checking it out.
+// The total and the count bound what a checkout writes: a tree may name
+// one blob any number of times, so a repository of a few hundred KiB could
+// otherwise write gigabytes.
 const (
-	MaxPluginFile = 64 << 20
-	maxPathLen    = 1024
-	maxNameLen    = 255
+	MaxPluginFile  = 64 << 20
+	MaxPluginTotal = 512 << 20
+	MaxPluginFiles = 100_000
+	maxPathLen     = 1024
+	maxNameLen     = 255
 )
 
 // ErrUnsafeTree is wrapped by refusals of a repository's file tree.
@@ -438,6 +446,10 @@ func checkTree(repo *git.Repository, commit plumbing.Hash) error {
 		// go-git refuses names with control characters while walking.
 		return fmt.Errorf("%w: %v", ErrUnsafeTree, err)
 	}
+	if len(files) > MaxPluginFiles {
+		return fmt.Errorf("%w: %d files; a plugin may have at most %d", ErrUnsafeTree, len(files), MaxPluginFiles)
+	}
+	var total int64
 	for _, f := range files {
 		name := f.Name
 		for _, r := range name {
@@ -458,6 +470,9 @@ func checkTree(repo *git.Repository, commit plumbing.Hash) error {
 		}
 		if f.Size > MaxPluginFile {
 			return fmt.Errorf("%w: %s is %d MiB; plugin files may be at most %d MiB", ErrUnsafeTree, name, f.Size>>20, MaxPluginFile>>20)
+		}
+		if total += f.Size; total > MaxPluginTotal {
+			return fmt.Errorf("%w: its files add up to more than %d MiB", ErrUnsafeTree, MaxPluginTotal>>20)
 		}
 	}
 	return nil

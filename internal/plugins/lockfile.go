@@ -78,6 +78,13 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 		l.Plugins = map[string]LockEntry{}
 	}
 	for k, e := range l.Plugins {
+		// A lock written before sources were redacted may hold a token
+		// (https://TOKEN@host/...): drop it on read, so it is never
+		// printed, and the next write removes it from the file.
+		if clean := Redact(e.Source); clean != e.Source {
+			e.Source = clean
+			l.Plugins[k] = e
+		}
 		n, err := ParseName(k)
 		if err != nil || n.String() != k {
 			return nil, fmt.Errorf("lock file %s is corrupt: plugin key %q is not a valid org/repo name", path, k)

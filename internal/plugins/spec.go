@@ -84,7 +84,9 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 	case schemeLike.MatchString(body):
 		u, err := url.Parse(body)
 		if err != nil {
-			return s, fmt.Errorf("%w %q: %v", ErrInvalidSpec, shown, err)
+			// url.Parse's error quotes the URL, and a password in it can
+			// look like a port: say what is wrong without it.
+			return s, fmt.Errorf("%w %q: not a valid URL (a password needs %%-escaping of @ / ? # and spaces; better, use QUIVER_GIT_TOKEN)", ErrInvalidSpec, shown)
 		}
 		switch strings.ToLower(u.Scheme) {
 		case "https", "http", "ssh":
@@ -108,6 +110,10 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		}
 		s.Path = filepath.Clean(p)
 		repoPath = s.Path
+	case scpLike.MatchString(body) && strings.Contains(scpLike.FindStringSubmatch(body)[2], "@"):
+		// user:password@host:path reads as host "user" with a path that
+		// holds the password; never echo it.
+		return s, fmt.Errorf("%w: an address like user:password@host:path does not work over SSH, and quiver never stores passwords; use an SSH key, or https with QUIVER_GIT_TOKEN", ErrInvalidSpec)
 	case scpLike.MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
 		s.URL = body
 		repoPath = scpLike.FindStringSubmatch(body)[2]
@@ -200,7 +206,12 @@ func Redact(s string) string {
 		}
 		scheme := strings.ToLower(s[start:i])
 		auth := s[i+3:]
-		end := strings.IndexAny(auth, "/?#\"' \t\r\n`<>()[]{},;")
+		// The authority ends where url.Parse ends it, at the first / ? or
+		// #, or at white space in running text. Everything before its last
+		// @ is the user part, whatever characters a password holds: the
+		// way to miss one is to stop early at a character that a password
+		// may contain (a comma, a quote) and find no @ before it.
+		end := strings.IndexAny(auth, "/?# \t\r\n")
 		if end < 0 {
 			end = len(auth)
 		}

@@ -214,6 +214,14 @@ func TestRedact(t *testing.T) {
 		{"https://a@b:c@host/x", "https://host/x"},
 		{`Get "https://ghp_SECRET@host/a/b.git/info/refs?service=git-upload-pack": dial tcp`, `Get "https://host/a/b.git/info/refs?service=git-upload-pack": dial tcp`},
 		{"from https://t1@h1/x and http://u:t2@h2/y.", "from https://h1/x and http://h2/y."},
+		// Characters url.Parse accepts in a password (second review, B3).
+		{"http://alice:se,cret;pw@127.0.0.1:39567/acme/guard.git", "http://127.0.0.1:39567/acme/guard.git"},
+		{"http://bob:pa(ss)'x*+=!$&@h/a/b", "http://h/a/b"},
+		{`fetch "http://bob:pa(ss@127.0.0.1:1/acme/guard.git": refused`, `fetch "http://127.0.0.1:1/acme/guard.git": refused`},
+		// and ones it does not, as a message quotes them
+		{`invalid plugin spec "http://bob:pa\"ss@h/a/b"`, `invalid plugin spec "http://h/a/b"`},
+		{"http://bob:pa<>{}[]`ss@h/a/b", "http://h/a/b"},
+		{"ssh://git:hunter2pass@127.0.0.1:39221/acme/guard.git", "ssh://git@127.0.0.1:39221/acme/guard.git"},
 		// nothing to remove
 		{"ssh://git@host/x", "ssh://git@host/x"},
 		{"https://host/x", "https://host/x"},

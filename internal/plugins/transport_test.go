@@ -1,0 +1,80 @@
+package plugins
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A server that advertises refs without end is cut off at the limit with
+// an error, instead of growing quiver's memory until it is killed (second
+// attack review, B5).
+func TestEndlessRefAdvertisement(t *testing.T) {
+	defer func(old int64) { maxAdvertisement = old }(maxAdvertisement)
+	maxAdvertisement = 1 << 20
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/info/refs") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+		fmt.Fprint(w, "001e# service=git-upload-pack\n0000")
+		fmt.Fprintf(w, "%04x%s HEAD\x00multi_ack\n", 4+40+6+10, strings.Repeat("a", 40))
+		for i := 0; r.Context().Err() == nil; i++ {
+			line := fmt.Sprintf("%s refs/heads/b%08d\n", strings.Repeat("b", 40), i)
+			if _, err := fmt.Fprintf(w, "%04x%s", len(line)+4, line); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	f := &Fetcher{}
+	_, _, err := f.Latest(context.Background(), srv.URL+"/acme/guard.git", "")
+	if err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Fatalf("Latest = %v, want the ref list refused at 1 MiB", err)
+	}
+}
+
+// A tree that names one blob many times is refused before anything is
+// checked out: 60 entries of one 10 MiB blob would write 600 MiB from a
+// repository of a few KiB (second attack review, B7).
+func TestFetchRefusesRepeatedBlob(t *testing.T) {
+	src := t.TempDir()
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		cmd.Stdin = strings.NewReader(stdin)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("", "init", "-q", "--bare")
+	blob := run(strings.Repeat("\x00", 10<<20), "hash-object", "-w", "--stdin")
+	var entries strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&entries, "100644 blob %s\tf%03d\n", blob, i)
+	}
+	tree := run(entries.String(), "mktree")
+	commit := run("bomb\n", "commit-tree", tree)
+	run("", "update-ref", "refs/heads/main", commit)
+	run("", "symbolic-ref", "HEAD", "refs/heads/main")
+
+	dst := filepath.Join(t.TempDir(), "stage")
+	_, err := (&Fetcher{}).Fetch(t.Context(), Spec{Path: src}, false, dst)
+	if err == nil || !strings.Contains(err.Error(), "add up to more than 512 MiB") {
+		t.Fatalf("Fetch = %v, want the tree refused for its total size", err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "f000")); err == nil {
+		t.Error("a file was checked out before the refusal")
+	}
+}
