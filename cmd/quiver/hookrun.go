@@ -202,7 +202,9 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 }
 
 func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
-	hs, err := discovery.Hooks(ctx, a.discoveryOptions(layout))
+	o := a.discoveryOptions(layout)
+	o.KeepGoing = true
+	hs, err := discovery.Hooks(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -158,6 +158,11 @@ type Options struct {
 	// Now is the clock for retrying failed `hook` questions (time.Now if
 	// nil).
 	Now func() time.Time
+	// KeepGoing drops a project scope that cannot be read instead of
+	// failing, standing it in as one invalid hook (see hookSources): the
+	// runtime's choice, so a repository cannot switch off the user's
+	// global hooks. Listings report the error instead.
+	KeepGoing bool
 }
 
 // HookSet is the result of hook discovery.
@@ -233,7 +238,7 @@ func (hs *HookSet) UntrustedCount() int {
 // only new or changed hooks are asked, concurrently. Untrusted project
 // hooks and disabled ones are never executed.
 func Hooks(ctx context.Context, o Options) (*HookSet, error) {
-	srcs, trust, broken, err := hookSources(o.Layout, o.TrustAll)
+	srcs, trust, broken, err := hookSources(o.Layout, o.TrustAll, o.KeepGoing)
 	if err != nil {
 		return nil, err
 	}
@@ -353,13 +358,13 @@ const ProjectScopeHook = "(project .quiver)"
 // reason, so hook run reports it, and blocks under --fail-closed, while
 // the global hooks still run. An error in the global scope is the
 // user's own and is returned.
-func hookSources(l plugins.Layout, all bool) ([]source, Trust, *Hook, error) {
+func hookSources(l plugins.Layout, all, keepGoing bool) ([]source, Trust, *Hook, error) {
 	srcs, err := sources(l, plugins.HookKind)
 	var trust Trust
 	if err == nil {
 		trust, err = loadTrust(l, srcs, all, false)
 	}
-	if err == nil || l.Local == nil {
+	if err == nil || l.Local == nil || !keepGoing {
 		return srcs, trust, nil, err
 	}
 	global := l
