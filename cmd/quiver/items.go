@@ -146,6 +146,10 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 	if !ok {
 		return fmt.Errorf("no %s named %s; see quiver %s list", k.kind, name, k.kind)
 	}
+	if d.Escape != "" {
+		// Its file is not the project's: never read it.
+		return fmt.Errorf("%s %s is invalid: %s", k.kind, d.Name, d.Reason)
+	}
 	if d.Status != discovery.Active && d.Status != discovery.Invalid {
 		a.warnf("quiver: %s %s is %s: %s", k.kind, d.Name, d.Status, d.Reason)
 	}

@@ -92,13 +92,22 @@ func (s source) describe() string {
 
 // scopeSources lists a scope's standalone folder and its plugins, reading
 // only the given kinds of items.
+//
+// Skills and recipes of the project, and of every plugin, are confined to
+// their folder (plugins.Confine): their symlinks are the repository's
+// choice, and one to ~/.aws/credentials must not be served to the agent.
+// The user's own global standalone folders may link anywhere.
 func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds) ([]source, error) {
-	standalone, err := plugins.Scan(s.Root, kinds)
+	standaloneKinds := kinds
+	if project {
+		standaloneKinds |= plugins.Confine
+	}
+	standalone, err := plugins.Scan(s.Root, standaloneKinds)
 	if err != nil {
 		return nil, err
 	}
 	out := []source{{location: s.Location, root: s.Root, contents: standalone, project: project}}
-	ps, err := plugins.ListPluginsOf(s, kinds, false)
+	ps, err := plugins.ListPluginsOf(s, kinds|plugins.Confine, false)
 	if err != nil {
 		return nil, err
 	}

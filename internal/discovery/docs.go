@@ -36,6 +36,9 @@ type Doc struct {
 	Frontmatter map[string]any
 	// Body is the text after the frontmatter.
 	Body string
+	// Escape is set for an item whose symlink leads out of its folder:
+	// it is invalid, and its file is never read (show refuses it).
+	Escape string
 }
 
 // Skills discovers every skill, in precedence order, any status.
@@ -62,9 +65,15 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 			items = s.contents.Skills
 		}
 		for _, it := range items {
-			d := summarize(cache.of(o.Layout, s.location), s.contents, kind, it)
+			var d Doc
+			if it.Escape != "" {
+				d = Doc{Kind: kind, Path: it.Path, Status: Invalid, Escape: it.Escape,
+					Reason: it.Escape + "; a " + string(kind) + " must be a file inside its folder"}
+			} else {
+				d = summarize(cache.of(o.Layout, s.location), s.contents, kind, it)
+			}
 			d.Name, d.Location, d.Plugin = ItemName(s.plugin, it.Name), s.location, s.plugin
-			if st, why := s.status(); st != Active {
+			if st, why := s.status(); st != Active && d.Escape == "" {
 				d.Status, d.Reason = st, why
 			}
 			out = append(out, d)

@@ -23,6 +23,10 @@ type Item struct {
 	Disabled bool
 	// Link is set for hooks that are symlinks (followed by the scan).
 	Link bool
+	// Escape says why a skill or recipe is not read: with Confine, a
+	// symlink that leads out of the scanned folder (or a linked skills/
+	// or recipes/ folder that does, then standing for all of it).
+	Escape string
 }
 
 // Skipped is a file that looks like an item but is not one, with the reason.
@@ -78,6 +82,11 @@ const (
 	SkillKind
 	RecipeKind
 	AllKinds = HookKind | SkillKind | RecipeKind
+	// Confine makes skills and recipes that resolve outside the scanned
+	// folder Escape items that are never read: for the project's files
+	// and plugins, whose symlinks the repository chose. The user's own
+	// standalone folders may link anywhere.
+	Confine Kinds = 1 << 7
 )
 
 // ScanDir reads the layout of SPEC §2 under root: executables directly in
@@ -121,9 +130,13 @@ func Scan(root string, k Kinds) (Contents, error) {
 			c.HookFiles = append(c.HookFiles, HookFile{Name: name, Path: filepath.Join(root, filepath.FromSlash(ClaudeManifestPath)), Inline: m.Hooks})
 		}
 	}
+	var guard *RootGuard
+	if k&Confine != 0 {
+		guard = NewRootGuard(root)
+	}
 	if k&SkillKind != 0 {
 		for _, dir := range orDefault(m.Skills, "skills") {
-			skills, err := scanSkills(filepath.Join(root, filepath.FromSlash(dir)), c.Info)
+			skills, err := scanSkills(filepath.Join(root, filepath.FromSlash(dir)), c.Info, guard)
 			if err != nil {
 				return c, err
 			}
@@ -131,11 +144,11 @@ func Scan(root string, k Kinds) (Contents, error) {
 		}
 	}
 	if k&RecipeKind != 0 {
-		if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes"), c.Info); err != nil {
+		if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes"), c.Info, guard); err != nil {
 			return c, err
 		}
 		for _, dir := range orDefault(m.Commands, "commands") {
-			commands, err := scanRecipes(filepath.Join(root, filepath.FromSlash(dir)), c.Info)
+			commands, err := scanRecipes(filepath.Join(root, filepath.FromSlash(dir)), c.Info, guard)
 			if err != nil {
 				return c, err
 			}
@@ -211,7 +224,27 @@ func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped [
 	return hooks, skipped, nil
 }
 
-func scanSkills(dir string, info map[string]fs.FileInfo) ([]Item, error) {
+// linkedDir reports whether dir is a symlink; with a guard, one that
+// leads out of its root comes back as the Escape item standing for the
+// whole folder, which is then not read.
+func linkedDir(dir string, guard *RootGuard) (bool, *Item) {
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return false, nil
+	}
+	if guard != nil {
+		if esc := guard.Escape(dir); esc != "" {
+			return true, &Item{Name: filepath.Base(dir), Path: dir, Escape: esc}
+		}
+	}
+	return true, nil
+}
+
+func scanSkills(dir string, info map[string]fs.FileInfo, guard *RootGuard) ([]Item, error) {
+	dirLink, escaped := linkedDir(dir, guard)
+	if escaped != nil {
+		return []Item{*escaped}, nil
+	}
 	entries, err := readDirIfExists(dir)
 	if err != nil {
 		return nil, err
@@ -223,16 +256,33 @@ func scanSkills(dir string, info map[string]fs.FileInfo) ([]Item, error) {
 			continue
 		}
 		p := filepath.Join(dir, name, "SKILL.md")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			skills = append(skills, Item{Name: name, Path: p})
-			info[p] = fi
+		// Lstat is all a plain file needs; a link is followed, and
+		// checked when the folder is confined.
+		fi, err := os.Lstat(p)
+		link := dirLink || e.Type()&fs.ModeSymlink != 0
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			link = true
+			fi, err = os.Stat(p)
 		}
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		it := Item{Name: name, Path: p, Link: link}
+		if link && guard != nil {
+			it.Escape = guard.Escape(p)
+		}
+		skills = append(skills, it)
+		info[p] = fi
 	}
 	sortItems(skills)
 	return skills, nil
 }
 
-func scanRecipes(dir string, info map[string]fs.FileInfo) ([]Item, error) {
+func scanRecipes(dir string, info map[string]fs.FileInfo, guard *RootGuard) ([]Item, error) {
+	dirLink, escaped := linkedDir(dir, guard)
+	if escaped != nil {
+		return []Item{*escaped}, nil
+	}
 	// A manifest may name one command file instead of a folder.
 	if fi, err := os.Stat(dir); err == nil && fi.Mode().IsRegular() {
 		name := strings.TrimSuffix(filepath.Base(dir), ".md")
@@ -240,13 +290,13 @@ func scanRecipes(dir string, info map[string]fs.FileInfo) ([]Item, error) {
 			return nil, nil
 		}
 		info[dir] = fi
-		return []Item{{Name: name, Path: dir}}, nil
+		return []Item{{Name: name, Path: dir, Link: dirLink}}, nil
 	}
 	var recipes []Item
 	// WalkDir does not follow a symlinked root; hooks/ and skills/ are read
 	// through links (checked to stay inside), so recipes/ must be too.
 	walkRoot := dir
-	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	if dirLink {
 		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
 			walkRoot = resolved
 		}
@@ -277,8 +327,12 @@ func scanRecipes(dir string, info map[string]fs.FileInfo) ([]Item, error) {
 		if !safeItemName(name) {
 			return nil
 		}
-		recipes = append(recipes, Item{Name: name, Path: filepath.Join(dir, rel)})
-		info[filepath.Join(dir, rel)] = fi
+		it := Item{Name: name, Path: filepath.Join(dir, rel), Link: e.Type()&fs.ModeSymlink != 0}
+		if it.Link && guard != nil {
+			it.Escape = guard.Escape(it.Path)
+		}
+		recipes = append(recipes, it)
+		info[it.Path] = fi
 		return nil
 	})
 	sortItems(recipes)

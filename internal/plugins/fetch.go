@@ -192,8 +192,7 @@ func within(path, dir string) bool {
 			p = parent
 		}
 	}
-	rel, err := filepath.Rel(resolve(dir), resolve(path))
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return insideRoot(resolve(path), resolve(dir))
 }
 
 // RefKind says what a requested ref turned out to be.
