@@ -174,7 +174,14 @@ func (in *Installer) replay(n Name) error {
 			in.notify(fmt.Sprintf("rolled back an interrupted install of %s", n))
 		}
 	case opRemove:
-		if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) {
+		// quiver renames the plugin to its trash folder right after
+		// writing the journal and deletes that folder last, so a remove
+		// to complete always has it. A journal without one is not a
+		// record of anything quiver did (a committed file, say, in a
+		// fresh clone whose plugins are not installed yet): it must not
+		// drop lock entries or delete data kept with --keep-data.
+		_, trashErr := os.Lstat(filepath.Join(dir, j.Stage))
+		if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) && trashErr == nil {
 			if _, ok := lock.Plugins[n.String()]; ok {
 				delete(lock.Plugins, n.String())
 				if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
