@@ -6,27 +6,21 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
-// visible makes control characters (terminal escapes, newlines, NUL)
-// visible as Go escapes, so text from plugins and hooks (names,
+// visible makes control characters (terminal escapes, newlines, NUL) and
+// invisible formatting ones (bidi overrides, zero-width spaces) visible as
+// Go escapes, so text from plugins and hooks (names,
 // descriptions, reasons) can never drive the user's terminal. JSON output
 // needs no such care: encoding/json escapes them.
 func visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if strings.IndexFunc(s, safefs.Deceptive) < 0 {
 		return s
 	}
 	q := strconv.QuoteToGraphic(s)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Item is one hook, skill or recipe found in a folder laid out as a plugin.
@@ -206,7 +208,7 @@ func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped [
 		}
 		switch {
 		case !safeItemName(name):
-			skipped = append(skipped, Skipped{p, "file name contains control characters"})
+			skipped = append(skipped, Skipped{p, "file name contains control or invisible formatting characters"})
 		case !fi.Mode().IsRegular():
 			skipped = append(skipped, Skipped{p, "not a regular file"})
 		case fi.Mode()&0o111 == 0:
@@ -352,12 +354,7 @@ func safeItemName(s string) bool {
 	if s == "" {
 		return false
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
-			return false
-		}
-	}
-	return true
+	return strings.IndexFunc(s, safefs.Deceptive) < 0 && !strings.ContainsRune(s, unicode.ReplacementChar)
 }
 
 func sortItems(items []Item) {

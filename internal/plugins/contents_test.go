@@ -271,3 +271,28 @@ func TestNames(t *testing.T) {
 		t.Errorf("Names = %q, want [b a] (order kept)", got)
 	}
 }
+
+// Names with bidi overrides or zero-width characters would display as
+// another name (U+202E reverses what follows; U+200B makes "li\u200bnt"
+// look like "lint"), so they are skipped like control characters, and a
+// recipe or skill with one is not listed (second attack review, B11).
+func TestScanDirDeceptiveNames(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"hooks/lint", "hooks/li\u200bnt", "hooks/fmt\u202ehs.kcehc", "hooks/a\u2028b"} {
+		plantTree(t, root, fileNode(p, "#!/bin/sh\n", 0o755))
+	}
+	plantTree(t, root, fileNode("recipes/re\u2066view.md", "x", 0o644), fileNode("skills/s\ufeffk/SKILL.md", "x", 0o644))
+	c, err := plugins.ScanDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plugins.Names(c.Hooks); !reflect.DeepEqual(got, []string{"lint"}) {
+		t.Errorf("hooks = %q, want only lint", got)
+	}
+	if len(c.Skipped) != 3 {
+		t.Errorf("skipped = %v, want the three deceptive names", c.Skipped)
+	}
+	if len(c.Recipes)+len(c.Skills) != 0 {
+		t.Errorf("recipes %v, skills %v: want none", c.Recipes, c.Skills)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -93,7 +92,7 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 			return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has no source", path, k)
 		}
 		for field, v := range map[string]string{"source": e.Source, "ref": e.Ref, "commit": e.Commit, "hash": e.Hash} {
-			if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+			if strings.IndexFunc(v, safefs.Deceptive) >= 0 {
 				return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has a control character in its %s", path, k, field)
 			}
 		}

@@ -18,6 +18,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 	"syscall"
 )
 
@@ -152,6 +154,17 @@ func HashFile(path string, limit int64) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// Deceptive reports runes that must never reach a name or a terminal as
+// they are: control characters (terminal escapes, line breaks, NUL),
+// invisible formatting characters (bidi overrides such as U+202E, which
+// display "fmt\u202Ehs.kcehc" as "fmt" + "check.sh" reversed, and
+// zero-width ones such as U+200B, which make two different names look the
+// same), the line and paragraph separators, and invalid UTF-8.
+func Deceptive(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
+		r == '\u2028' || r == '\u2029' || r == utf8.RuneError
+}
+
 // ErrBadPath is wrapped by every refusal of a path read from a file.
 var ErrBadPath = errors.New("unsafe path")
 
@@ -179,10 +192,8 @@ func RelPath(p string) (string, error) {
 	case strings.Contains(clean, `\`):
 		return bad("contains a backslash")
 	}
-	for _, r := range clean {
-		if r < 0x20 || r == 0x7f {
-			return bad("contains a control character")
-		}
+	if strings.IndexFunc(clean, Deceptive) >= 0 {
+		return bad("contains a control or invisible formatting character")
 	}
 	for _, seg := range strings.Split(clean, "/") {
 		switch seg {
