@@ -95,7 +95,7 @@ func TestScanDirHooks(t *testing.T) {
 	for _, s := range c.Skipped {
 		skipped[filepath.Base(s.Path)] = s.Reason
 	}
-	if len(skipped) != 2 || !strings.Contains(skipped["notes.txt"], "not executable") || !strings.Contains(skipped["bad\nname"], "control characters") {
+	if len(skipped) != 2 || !strings.Contains(skipped["notes.txt"], "not executable") || !strings.Contains(skipped["bad\nname"], "control or invisible") {
 		t.Errorf("Skipped = %q, want notes.txt (not executable) and bad\\nname (control characters)", c.Skipped)
 	}
 	if len(c.Skills) != 0 || len(c.Recipes) != 0 {

@@ -18,9 +18,9 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
-	"syscall"
 )
 
 // Size limits (SPEC §9).
