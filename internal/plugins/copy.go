@@ -13,7 +13,13 @@ import (
 // copyTree copies the plain folder src into dst (which must not exist),
 // keeping file modes and recreating symlinks as they are; CheckSymlinks
 // judges them afterwards. Other file types (sockets, devices) are refused.
+//
+// The same limits as a checkout apply (MaxPluginTotal, MaxPluginFiles), so
+// a lock entry naming /usr as a local source copies a bounded amount before
+// it is refused.
 func copyTree(src, dst string) error {
+	var total int64
+	files := 0
 	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -23,6 +29,15 @@ func copyTree(src, dst string) error {
 		info, err := e.Info()
 		if err != nil {
 			return err
+		}
+		if files++; files > MaxPluginFiles {
+			return fmt.Errorf("%s has more than %d files; a plugin may have at most that", src, MaxPluginFiles)
+		}
+		if info.Mode().IsRegular() {
+			total += info.Size()
+		}
+		if total > MaxPluginTotal {
+			return fmt.Errorf("the files of %s add up to more than %s; a plugin may have at most that", src, safefs.Size(MaxPluginTotal))
 		}
 		switch t := info.Mode(); {
 		case t.IsDir():
