@@ -45,8 +45,11 @@ type pluginJSON struct {
 // pluginShowJSON adds what only `plugin show` prints.
 type pluginShowJSON struct {
 	pluginJSON
-	Hash string `json:"hash,omitempty"`
-	Link bool   `json:"link,omitempty"`
+	// RepoPath is the folder of the repository installed (lock "path").
+	RepoPath    string `json:"repo_path,omitempty"`
+	Marketplace string `json:"marketplace,omitempty"`
+	Hash        string `json:"hash,omitempty"`
+	Link        bool   `json:"link,omitempty"`
 	// Unused counts what quiver does not use, by kind ("agents": 3).
 	Unused      map[string]int `json:"unused"`
 	Missing     bool           `json:"missing,omitempty"`
@@ -113,6 +116,7 @@ type pluginAddOptions struct {
 	Global bool
 	Ref    string
 	Name   string
+	Path   string
 	Force  bool
 	Link   bool
 	JSON   bool
@@ -131,14 +135,17 @@ SPEC is org/repo (from $QUIVER_GIT_BASE, default https://github.com), an
 https, http or ssh URL, user@host:org/repo.git, or a local path (./dir,
 ../dir, /dir, file:///dir). A ref goes after the last @ (org/repo@v1.2.0) or
 in --ref. A local git repository is cloned, a plain folder copied, and with
---link the folder is linked so edits show up at once.
+--link the folder is linked so edits show up at once. org/repo/sub/dir or
+--path sub/dir installs one folder of the repository, named org/dir.
 
 The plugin is fetched and checked beside its final place and swapped in
 whole: a failed or interrupted add leaves the previous state as it was.`,
 		Example: `  quiver plugin add acme/guard
   quiver plugin add acme/guard@v1.2.0
   quiver plugin add -g https://github.com/acme/guard.git --ref feature/x
-  quiver plugin add ./my-plugin --link --name me/my-plugin`,
+  quiver plugin add ./my-plugin --link --name me/my-plugin
+  quiver plugin add anthropics/claude-plugins-official/plugins/hookify
+  quiver plugin add https://git.example.com/tools.git --path plugins/guard`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Specs = args
@@ -149,6 +156,7 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
 	f.BoolVarP(&o.Global, "global", "g", false, "install into your home instead of the project")
 	f.StringVar(&o.Ref, "ref", "", "branch, tag or commit to install (for refs containing /)")
 	f.StringVar(&o.Name, "name", "", "install under this `org/repo` name")
+	f.StringVar(&o.Path, "path", "", "install only this `folder` of the repository")
 	f.BoolVar(&o.Force, "force", false, "replace an installed plugin of the same name")
 	f.BoolVar(&o.Link, "link", false, "link a local folder instead of copying it (for plugin authors)")
 	f.BoolVar(&o.JSON, "json", false, "print the installed plugins as JSON")
@@ -163,6 +171,9 @@ type addJob struct {
 func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if len(o.Specs) > 1 && (o.Ref != "" || o.Name != "") {
 		return usageErrorf(cmd, "--ref and --name apply to a single spec")
+	}
+	if len(o.Specs) > 1 && o.Path != "" {
+		return usageErrorf(cmd, "--path applies to a single spec")
 	}
 	if o.Ref != "" {
 		if err := plugins.ValidateRef(o.Ref); err != nil {
@@ -190,6 +201,14 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 				return usageErrorf(cmd, "%s: give the ref once, either after @ or with --ref", plugins.Redact(raw))
 			}
 			spec.Ref = o.Ref
+		}
+		if o.Path != "" {
+			if spec.Subdir != "" {
+				return usageErrorf(cmd, "%s: give the folder once, either in the spec or with --path", plugins.Redact(raw))
+			}
+			if err := spec.SetSubdir(o.Path); err != nil {
+				return &usageError{err: err, cmd: cmd}
+			}
 		}
 		if o.Link && !spec.IsLocal() {
 			return usageErrorf(cmd, "%s: --link needs a local folder", plugins.Redact(raw))
@@ -246,7 +265,8 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 }
 
 func (a *App) addOne(ctx context.Context, in *plugins.Installer, j addJob, o pluginAddOptions) (plugins.Plugin, error) {
-	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.spec, Name: j.name, Force: o.Force, Link: o.Link})
+	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.spec, Name: j.name, Force: o.Force, Link: o.Link,
+		FolderName: o.Name == "" && j.spec.Subdir != "" && !j.spec.IsLocal()})
 	if errors.Is(err, plugins.ErrAlreadyInstalled) {
 		return p, fmt.Errorf("plugin %s is already installed %s; use --force to replace it", j.name, scopeWord(in.Scope.Location))
 	}
@@ -460,7 +480,7 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 		return fmt.Errorf("plugin %s is not installed; see quiver plugin list", name)
 	}
 	out := pluginShowJSON{
-		pluginJSON: toJSON(p), Hash: p.Entry.Hash, Link: p.Entry.Link, Missing: p.Missing,
+		pluginJSON: toJSON(p), RepoPath: p.Entry.Path, Marketplace: p.Entry.Marketplace, Hash: p.Entry.Hash, Link: p.Entry.Link, Missing: p.Missing,
 		Description: p.Manifest.Description, Version: p.Manifest.Version, Homepage: p.Manifest.Homepage,
 		Unused: plugins.Unused(p.Dir),
 	}

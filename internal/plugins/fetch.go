@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -21,6 +22,8 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Errors a fetch can end with, for callers that want to tell them apart.
@@ -30,6 +33,7 @@ var (
 	ErrAuthFailed   = errors.New("access denied")
 	ErrRefNotFound  = errors.New("ref not found")
 	ErrEmptyRepo    = errors.New("repository is empty")
+	ErrNoSuchFolder = errors.New("no folder")
 )
 
 // Credentials decides what HTTP auth goes with a URL (SPEC §5): the token is
@@ -133,6 +137,9 @@ type Fetcher struct {
 // a git repository (remote or local), a copy of a plain folder, or, with
 // link, a symlink to the folder.
 func (f *Fetcher) Fetch(ctx context.Context, spec Spec, link bool, dst string) (Fetched, error) {
+	if spec.Subdir != "" {
+		return f.fetchSubdir(ctx, spec, link, dst)
+	}
 	if !spec.IsLocal() {
 		return f.fetchGit(ctx, spec.URL, spec.Ref, dst)
 	}
@@ -159,6 +166,62 @@ func (f *Fetcher) Fetch(ctx context.Context, spec Spec, link bool, dst string) (
 		return Fetched{}, fmt.Errorf("%w: %s is a plain folder, not a git repository; it has no ref %q", ErrInvalidSpec, spec.Path, spec.Ref)
 	}
 	return Fetched{}, copyTree(spec.Path, dst)
+}
+
+// fetchSubdir puts one folder of spec's repository at dst (SPEC §12): a
+// local plain folder's subfolder is copied (or linked) directly; a git
+// repository is fetched whole beside dst (a staging name, so an
+// interrupted command's leftover is cleaned), checked like any fetch, and
+// only the folder is moved into place.
+func (f *Fetcher) fetchSubdir(ctx context.Context, spec Spec, link bool, dst string) (Fetched, error) {
+	whole := spec
+	whole.Subdir = ""
+	if spec.IsLocal() && (link || !isGitRepo(spec.Path)) {
+		sub, err := subFolder(spec.Path, spec.Subdir)
+		if err != nil {
+			return Fetched{}, err
+		}
+		whole.Path = sub
+		return f.Fetch(ctx, whole, link, dst)
+	}
+	if link {
+		return Fetched{}, fmt.Errorf("%w: --link needs a local folder", ErrInvalidSpec)
+	}
+	repo := dst + ".repo"
+	defer os.RemoveAll(repo)
+	got, err := f.Fetch(ctx, whole, false, repo)
+	if err != nil {
+		return got, err
+	}
+	sub, err := subFolder(repo, spec.Subdir)
+	if err != nil {
+		return Fetched{}, fmt.Errorf("%s at %s: %w", spec.Source(), shortOr(got.Commit, "its files"), err)
+	}
+	if err := os.Rename(sub, dst); err != nil {
+		return Fetched{}, err
+	}
+	return got, nil
+}
+
+// subFolder returns root/sub after checking that each step is a real
+// folder, not a symlink (which could lead anywhere) nor a file.
+func subFolder(root, sub string) (string, error) {
+	p := root
+	for _, seg := range strings.Split(sub, "/") {
+		p = filepath.Join(p, seg)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("%w %s in the repository", ErrNoSuchFolder, sub)
+		case err != nil:
+			return "", err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return "", fmt.Errorf("%w: %s is a symlink, not a folder", ErrUnsafeTree, sub)
+		case !fi.IsDir():
+			return "", fmt.Errorf("%s is %s, not a folder", sub, safefs.Kind(fi.Mode()))
+		}
+	}
+	return p, nil
 }
 
 // isGitRepo reports a work tree (.git inside) or a bare repository.

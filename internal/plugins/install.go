@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -59,6 +60,9 @@ type AddRequest struct {
 	Name  Name
 	Force bool
 	Link  bool
+	// FolderName lets a subfolder's own manifest name the plugin once it
+	// is fetched (SPEC §12): a full org/repo, or a bare x for org/x.
+	FolderName bool
 }
 
 // begin takes the scope lock and repairs what an interrupted command left.
@@ -134,7 +138,7 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err err
 	}
 
 	old, hadOld := lock.Plugins[req.Name.String()]
-	_, err = in.put(ctx, lock, req, exists, func(e *LockEntry) error {
+	_, err = in.put(ctx, lock, &req, exists, func(e *LockEntry) error {
 		if hadOld && exists {
 			e.Disabled = old.Disabled
 		}
@@ -146,14 +150,44 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err err
 	return ReadPlugin(in.Scope, req.Name)
 }
 
+// renameFromFolder applies a fetched subfolder's manifest name to req
+// (AddRequest.FolderName), moving the staging folder to match, so that
+// the journal names it. It reports whether the renamed plugin exists.
+func (in *Installer) renameFromFolder(req *AddRequest, stage *string, exists bool) (bool, error) {
+	m, err := ReadManifest(*stage)
+	if err != nil || m.Name == "" {
+		return exists, nil
+	}
+	n, err := ParseName(m.Name)
+	if strings.Count(m.Name, "/") == 0 {
+		n, err = NewName(req.Name.Org(), m.Name)
+	}
+	if err != nil || n == req.Name {
+		return exists, nil
+	}
+	moved := in.tempPath(".stage-", n)
+	if err := os.Rename(*stage, moved); err != nil {
+		return exists, err
+	}
+	*stage, req.Name = moved, n
+	_, statErr := os.Lstat(in.Scope.PluginDir(n))
+	if statErr == nil && !req.Force {
+		return true, fmt.Errorf("plugin %s is %w in the %s scope", n, ErrAlreadyInstalled, in.Scope.Location)
+	}
+	return statErr == nil, nil
+}
+
 // put fetches req into a staging folder, validates it, lets adjust amend
 // (or refuse) the new lock entry, then swaps it in and records the entry.
 // The caller holds the scope lock and says whether the plugin exists. Any
 // failure before the swap leaves nothing behind; after it, the journal
 // lets the next command finish.
-func (in *Installer) put(ctx context.Context, lock *Lock, req AddRequest, exists bool, adjust func(*LockEntry) error) (LockEntry, error) {
+func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exists bool, adjust func(*LockEntry) error) (LockEntry, error) {
 	stage := in.tempPath(".stage-", req.Name)
-	entry, err := in.stage(ctx, req, stage)
+	entry, err := in.stage(ctx, *req, stage)
+	if err == nil && req.FolderName {
+		exists, err = in.renameFromFolder(req, &stage, exists)
+	}
 	if err == nil && adjust != nil {
 		err = adjust(&entry)
 	}
@@ -205,9 +239,9 @@ func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (L
 		return LockEntry{}, err
 	}
 	if contents.Empty() {
-		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill or recipe (hooks/, skills/, recipes/)", req.Spec.Source(), ErrNotAPlugin)
+		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill or recipe (hooks/, skills/, recipes/)", req.Spec.Shown(), ErrNotAPlugin)
 	}
-	entry := LockEntry{Source: req.Spec.Source(), Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link}
+	entry := LockEntry{Source: req.Spec.Source(), Path: req.Spec.Subdir, Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link}
 	if !fetched.Link {
 		d, err := HashDir(stage)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -128,9 +129,21 @@ func ResolveName(spec Spec, override string) (Name, error) {
 		return n, nil
 	}
 	if spec.IsLocal() {
-		if m, err := ReadManifest(spec.Path); err == nil && strings.Count(m.Name, "/") == 1 {
-			if n, err := ParseName(m.Name); err == nil {
-				return n, nil
+		dir := spec.Path
+		if spec.Subdir != "" {
+			dir = filepath.Join(dir, filepath.FromSlash(spec.Subdir))
+		}
+		if m, err := ReadManifest(dir); err == nil {
+			switch {
+			case strings.Count(m.Name, "/") == 1:
+				if n, err := ParseName(m.Name); err == nil {
+					return n, nil
+				}
+			case spec.Subdir != "" && !spec.Name.IsZero() && m.Name != "":
+				// A bare manifest name x in a subfolder gives org/x.
+				if n, err := NewName(spec.Name.Org(), m.Name); err == nil {
+					return n, nil
+				}
 			}
 		}
 	}

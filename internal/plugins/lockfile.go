@@ -23,12 +23,16 @@ const lockHeader = "# quiver.lock: written by quiver; commit it to share this pl
 
 // LockEntry records one installed plugin (SPEC §6).
 type LockEntry struct {
-	Source   string `yaml:"source" json:"source"`
-	Ref      string `yaml:"ref,omitempty" json:"ref,omitempty"`
-	Commit   string `yaml:"commit,omitempty" json:"commit,omitempty"`
-	Hash     string `yaml:"hash,omitempty" json:"hash,omitempty"`
-	Link     bool   `yaml:"link,omitempty" json:"link,omitempty"`
-	Disabled bool   `yaml:"disabled,omitempty" json:"disabled,omitempty"`
+	Source string `yaml:"source" json:"source"`
+	// Path is the folder of the repository installed (SPEC §12).
+	Path string `yaml:"path,omitempty" json:"path,omitempty"`
+	// Marketplace names the marketplace the plugin was installed from.
+	Marketplace string `yaml:"marketplace,omitempty" json:"marketplace,omitempty"`
+	Ref         string `yaml:"ref,omitempty" json:"ref,omitempty"`
+	Commit      string `yaml:"commit,omitempty" json:"commit,omitempty"`
+	Hash        string `yaml:"hash,omitempty" json:"hash,omitempty"`
+	Link        bool   `yaml:"link,omitempty" json:"link,omitempty"`
+	Disabled    bool   `yaml:"disabled,omitempty" json:"disabled,omitempty"`
 }
 
 // Lock is the content of a quiver.lock file. Plugins is keyed by org/repo.
@@ -91,7 +95,12 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 		if e.Source == "" {
 			return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has no source", path, k)
 		}
-		for field, v := range map[string]string{"source": e.Source, "ref": e.Ref, "commit": e.Commit, "hash": e.Hash} {
+		if e.Path != "" {
+			if _, err := safefs.RelPath(e.Path); err != nil {
+				return nil, fmt.Errorf("lock file %s is corrupt: plugin %s: path %w", path, k, err)
+			}
+		}
+		for field, v := range map[string]string{"source": e.Source, "path": e.Path, "marketplace": e.Marketplace, "ref": e.Ref, "commit": e.Commit, "hash": e.Hash} {
 			if strings.IndexFunc(v, safefs.Deceptive) >= 0 {
 				return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has a control character in its %s", path, k, field)
 			}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // ErrInvalidSpec is wrapped by every error about a malformed repository spec
@@ -35,6 +37,32 @@ type Spec struct {
 	Name Name
 	// Shorthand reports whether Raw was an org/repo shorthand.
 	Shorthand bool
+	// Subdir is the folder of the repository to install (SPEC §12), slash
+	// separated and validated; "" for the whole repository.
+	Subdir string
+}
+
+// SetSubdir makes the spec install only the folder sub of its repository,
+// named org/<last segment of sub> after the org of the repository's name
+// (SPEC §12). "" or "./" means the whole repository.
+func (s *Spec) SetSubdir(sub string) error {
+	if sub == "" || sub == "./" || sub == "." {
+		s.Subdir = ""
+		return nil
+	}
+	clean, err := safefs.RelPath(sub)
+	if err != nil {
+		return fmt.Errorf("%w: path %w", ErrInvalidSpec, err)
+	}
+	s.Subdir = clean
+	if !s.Name.IsZero() {
+		if n, err := NewName(s.Name.Org(), strings.ToLower(path.Base(clean))); err == nil {
+			s.Name = n
+		} else {
+			s.Name = Name{}
+		}
+	}
+	return nil
 }
 
 // IsLocal reports whether the spec names a folder on this machine.
@@ -47,6 +75,15 @@ func (s Spec) Source() string {
 		return s.Path
 	}
 	return Redact(s.URL)
+}
+
+// Shown is the source as messages name it, with the subfolder:
+// "https://github.com/acme/tools.git (folder plugins/guard)".
+func (s Spec) Shown() string {
+	if s.Subdir == "" {
+		return s.Source()
+	}
+	return s.Source() + " (folder " + s.Subdir + ")"
 }
 
 var (
@@ -117,6 +154,18 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 	case scpLike.MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
 		s.URL = body
 		repoPath = scpLike.FindStringSubmatch(body)[2]
+	case strings.Count(body, "/") >= 2 && !strings.Contains(body, ":"):
+		// org/repo/sub/dir: a folder of the repository (SPEC §12).
+		parts := strings.SplitN(body, "/", 3)
+		short, err := ParseSpec(parts[0]+"/"+parts[1], base, dir)
+		if err != nil || strings.Contains(parts[1], "@") {
+			return s, fmt.Errorf("%w %q: want org/repo, a URL or a path (./dir)", ErrInvalidSpec, shown)
+		}
+		short.Raw, short.Ref = raw, s.Ref
+		if err := short.SetSubdir(parts[2]); err != nil {
+			return s, err
+		}
+		return short, nil
 	case strings.Count(body, "/") == 1 && !strings.Contains(body, ":"):
 		org, repo, _ := strings.Cut(body, "/")
 		repo = strings.TrimSuffix(repo, ".git")

@@ -21,6 +21,7 @@ func TestParseSpec(t *testing.T) {
 		ref       string
 		name      string // "" means the zero Name
 		shorthand bool
+		subdir    string
 	}{
 		// org/repo shorthands: the URL keeps the typed case, the name is lowercase.
 		{raw: "acme/guard", url: "https://github.com/acme/guard.git", name: "acme/guard", shorthand: true},
@@ -33,6 +34,10 @@ func TestParseSpec(t *testing.T) {
 		{raw: "acme/guard", base: "http://127.0.0.1:8080/", url: "http://127.0.0.1:8080/acme/guard.git", name: "acme/guard", shorthand: true},
 		{raw: "acme/guard@dev", base: "https://git.example.com/mirror/", url: "https://git.example.com/mirror/acme/guard.git", ref: "dev", name: "acme/guard", shorthand: true},
 		{raw: "acme/guard", base: "https://github.com", url: "https://github.com/acme/guard.git", name: "acme/guard", shorthand: true},
+
+		// org/repo/sub/dir: a folder of the repository, named org/<last segment>.
+		{raw: "anthropics/claude-plugins-official/plugins/Hookify@v1", url: "https://github.com/anthropics/claude-plugins-official.git", ref: "v1", name: "anthropics/hookify", shorthand: true, subdir: "plugins/Hookify"},
+		{raw: "a/b/c", url: "https://github.com/a/b.git", name: "a/c", shorthand: true, subdir: "c"},
 
 		// https and http URLs are used as typed, minus an @REF.
 		{raw: "https://github.com/Acme/Guard", url: "https://github.com/Acme/Guard", name: "acme/guard"},
@@ -82,10 +87,10 @@ func TestParseSpec(t *testing.T) {
 				name = s.Name.String()
 			}
 			if s.Raw != tc.raw || s.URL != tc.url || s.Path != filepath.FromSlash(tc.path) || s.Ref != tc.ref ||
-				name != tc.name || s.Shorthand != tc.shorthand {
-				t.Errorf("ParseSpec(%q, %q) =\n  raw %q url %q path %q ref %q name %q shorthand %v\nwant\n  raw %q url %q path %q ref %q name %q shorthand %v",
-					tc.raw, tc.base, s.Raw, s.URL, s.Path, s.Ref, name, s.Shorthand,
-					tc.raw, tc.url, tc.path, tc.ref, tc.name, tc.shorthand)
+				name != tc.name || s.Shorthand != tc.shorthand || s.Subdir != tc.subdir {
+				t.Errorf("ParseSpec(%q, %q) =\n  raw %q url %q path %q ref %q name %q shorthand %v subdir %q\nwant\n  raw %q url %q path %q ref %q name %q shorthand %v subdir %q",
+					tc.raw, tc.base, s.Raw, s.URL, s.Path, s.Ref, name, s.Shorthand, s.Subdir,
+					tc.raw, tc.url, tc.path, tc.ref, tc.name, tc.shorthand, tc.subdir)
 			}
 			if s.IsLocal() != (tc.path != "") {
 				t.Errorf("IsLocal() = %v", s.IsLocal())
@@ -104,7 +109,7 @@ func TestParseSpecErrors(t *testing.T) {
 		"https://", "https:///acme/guard", "https://github.com", "https://github.com/", "ssh://host",
 		"file://", "file://remote-host/srv/acme/guard", "file://relative/path",
 		// shorthands that are not org/repo
-		"a/b/c", "org@repo", "acme", "acme/", "acme/guard@", "acme/.hidden", "-acme/guard", "acme/gu ard",
+		"a/b/..", "acme/guard/../x", "acme/guard//x", "org@repo", "acme", "acme/", "acme/guard@", "acme/.hidden", "-acme/guard", "acme/gu ard",
 		"acme_co/guard", "acme/guard@v1@v2", "acme/gu*rd",
 		// bad refs
 		"acme/guard@-x", "acme/guard@a..b", "acme/guard@x.lock", "acme/guard@a~1", "acme/guard@a^",

@@ -62,6 +62,11 @@ func specFromEntry(e LockEntry, ref string) (Spec, error) {
 		return s, fmt.Errorf("lock entry source %q: %w", e.Source, err)
 	}
 	s.Ref = ref
+	if e.Path != "" {
+		if err := s.SetSubdir(e.Path); err != nil {
+			return s, fmt.Errorf("lock entry path %q: %w", e.Path, err)
+		}
+	}
 	return s, nil
 }
 
@@ -158,7 +163,7 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 		r.Err = err
 		return r
 	}
-	entry, err := in.put(ctx, lock, AddRequest{Spec: spec, Name: n}, exists, func(ne *LockEntry) error {
+	entry, err := in.put(ctx, lock, &AddRequest{Spec: spec, Name: n}, exists, func(ne *LockEntry) error {
 		ne.Disabled = e.Disabled
 		return nil
 	})
@@ -349,7 +354,7 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult
 		r.Status, r.Err = "failed", err
 		return r
 	}
-	_, err = in.put(ctx, lock, AddRequest{Spec: spec, Name: n, Link: want.Link}, exists, func(got *LockEntry) error {
+	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link}, exists, func(got *LockEntry) error {
 		if !want.Link && got.Hash != want.Hash {
 			return fmt.Errorf("%w: %s at %s hashes to %s, the lock says %s", ErrHashMismatch, want.Source, shortOr(want.Commit, "the folder"), ShortHash(got.Hash), ShortHash(want.Hash))
 		}
