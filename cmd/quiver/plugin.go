@@ -96,6 +96,11 @@ func (a *App) fetcher() *plugins.Fetcher {
 		token = a.Getenv("GITHUB_TOKEN")
 	}
 	f := &plugins.Fetcher{Credentials: plugins.Credentials{Token: token, Base: a.Getenv("QUIVER_GIT_BASE")}}
+	rw, err := plugins.LoadRewrites(plugins.GitConfigPaths(a.Getenv))
+	if err != nil {
+		a.warnf("quiver: %v; fetching without its url.insteadOf rewrites", err)
+	}
+	f.Rewrites = rw
 	if a.StderrIsTTY && !a.quiet {
 		f.Progress = a.Stderr
 	}

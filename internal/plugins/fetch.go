@@ -129,6 +129,8 @@ type Fetched struct {
 // Fetcher fetches plugin sources into staging folders.
 type Fetcher struct {
 	Credentials Credentials
+	// Rewrites are applied to every URL fetched or listed.
+	Rewrites Rewrites
 	// Progress receives go-git's progress lines; nil for silence.
 	Progress io.Writer
 }
@@ -141,7 +143,7 @@ func (f *Fetcher) Fetch(ctx context.Context, spec Spec, link bool, dst string) (
 		return f.fetchSubdir(ctx, spec, link, dst)
 	}
 	if !spec.IsLocal() {
-		return f.fetchGit(ctx, spec.URL, spec.Ref, dst)
+		return f.fetchGit(ctx, f.Rewrites.Apply(spec.URL), spec.Ref, dst)
 	}
 	fi, err := os.Stat(spec.Path)
 	if err != nil {
@@ -304,7 +306,7 @@ func (f *Fetcher) resolve(ctx context.Context, rawURL, ref string) (target, tran
 // repository) without cloning: the commit (empty for an abbreviated SHA
 // that no ref points at) and whether it is a branch, tag or commit.
 func (f *Fetcher) Latest(ctx context.Context, source, ref string) (string, RefKind, error) {
-	t, _, _, err := f.resolve(ctx, source, ref)
+	t, _, _, err := f.resolve(ctx, f.Rewrites.Apply(source), ref)
 	if err != nil {
 		return "", "", err
 	}
