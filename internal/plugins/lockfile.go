@@ -35,10 +35,28 @@ type LockEntry struct {
 	Disabled    bool   `yaml:"disabled,omitempty" json:"disabled,omitempty"`
 }
 
-// Lock is the content of a quiver.lock file. Plugins is keyed by org/repo.
+// MarketplaceEntry records one added marketplace (SPEC §6, §12).
+type MarketplaceEntry struct {
+	Source string `yaml:"source" json:"source"`
+	Ref    string `yaml:"ref,omitempty" json:"ref,omitempty"`
+	Commit string `yaml:"commit,omitempty" json:"commit,omitempty"`
+}
+
+// Lock is the content of a quiver.lock file. Plugins is keyed by org/repo,
+// Marketplaces by marketplace name.
 type Lock struct {
-	Version int                  `yaml:"version"`
-	Plugins map[string]LockEntry `yaml:"plugins"`
+	Version      int                         `yaml:"version"`
+	Plugins      map[string]LockEntry        `yaml:"plugins"`
+	Marketplaces map[string]MarketplaceEntry `yaml:"marketplaces,omitempty"`
+}
+
+// ValidMarketplaceName checks a marketplace name: it becomes the org of
+// the plugins installed from it, and a folder name.
+func ValidMarketplaceName(name string) error {
+	if _, err := NewName(name, "x"); err != nil || name != strings.ToLower(name) {
+		return fmt.Errorf("%w %q: a marketplace name must be 1-39 lowercase letters, digits or hyphens", ErrInvalidName, name)
+	}
+	return nil
 }
 
 // Names returns the locked plugin names in byte order.
@@ -106,6 +124,26 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 			}
 		}
 	}
+	if l.Marketplaces == nil {
+		l.Marketplaces = map[string]MarketplaceEntry{}
+	}
+	for k, e := range l.Marketplaces {
+		if err := ValidMarketplaceName(k); err != nil {
+			return nil, fmt.Errorf("lock file %s is corrupt: marketplace %w", path, err)
+		}
+		if clean := Redact(e.Source); clean != e.Source {
+			e.Source = clean
+			l.Marketplaces[k] = e
+		}
+		if e.Source == "" {
+			return nil, fmt.Errorf("lock file %s is corrupt: marketplace %s has no source", path, k)
+		}
+		for field, v := range map[string]string{"source": e.Source, "ref": e.Ref, "commit": e.Commit} {
+			if strings.IndexFunc(v, safefs.Deceptive) >= 0 {
+				return nil, fmt.Errorf("lock file %s is corrupt: marketplace %s has a control character in its %s", path, k, field)
+			}
+		}
+	}
 	return &l, nil
 }
 
@@ -115,7 +153,7 @@ func (l *Lock) Marshal() ([]byte, error) {
 	buf.WriteString(lockHeader)
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	out := Lock{Version: LockVersion, Plugins: l.Plugins}
+	out := Lock{Version: LockVersion, Plugins: l.Plugins, Marketplaces: l.Marketplaces}
 	if out.Plugins == nil {
 		out.Plugins = map[string]LockEntry{}
 	}

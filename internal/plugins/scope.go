@@ -32,6 +32,12 @@ func (s Scope) PluginDir(n Name) string { return filepath.Join(s.PluginsDir(), n
 func (s Scope) DataDir(n Name) string { return filepath.Join(s.Root, "data", n.Dir()) }
 
 // LockPath is the scope's lock file.
+// MarketplacesDir holds the scope's marketplaces (SPEC §12).
+func (s Scope) MarketplacesDir() string { return filepath.Join(s.Root, "marketplaces") }
+
+// MarketplaceDir is where marketplace name is checked out.
+func (s Scope) MarketplaceDir(name string) string { return filepath.Join(s.MarketplacesDir(), name) }
+
 func (s Scope) LockPath() string { return filepath.Join(s.Root, "quiver.lock") }
 
 // CacheDir holds disposable caches.
@@ -49,7 +55,7 @@ func (s Scope) CheckLinks() error {
 	if s.Location != Local {
 		return nil
 	}
-	for _, p := range []string{s.Root, s.PluginsDir(), filepath.Join(s.Root, "data"), s.CacheDir(), s.LockPath(), s.mutexPath()} {
+	for _, p := range []string{s.Root, s.PluginsDir(), s.MarketplacesDir(), filepath.Join(s.Root, "data"), s.CacheDir(), s.LockPath(), s.mutexPath()} {
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			continue
