@@ -182,28 +182,74 @@ func sourceFiles(s source, c *confiner) []ProjectHook {
 		}
 	}
 	var out []ProjectHook
-	seen := map[string]bool{}
-	for _, dir := range dirs {
-		filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || seen[p] {
+	seen := map[string]bool{} // resolved folders walked, so link cycles end
+	var walk func(real, logical string)
+	walk = func(real, logical string) {
+		if seen[real] {
+			return
+		}
+		seen[real] = true
+		filepath.WalkDir(real, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
 				return nil
 			}
-			seen[p] = true
+			rel, _ := filepath.Rel(real, p)
+			lp := filepath.Join(logical, rel) // the path through the links
 			if e.IsDir() {
-				if e.Name() == ".git" && filepath.Dir(p) == s.root {
+				if p != real && seen[p] {
+					return filepath.SkipDir
+				}
+				if e.Name() == ".git" && filepath.Dir(lp) == s.root {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			rel, _ := filepath.Rel(s.root, p)
+			link := e.Type()&fs.ModeSymlink != 0
+			if link {
+				// A link to a folder is followed (WalkDir would not), so
+				// the fingerprint covers what a hook reaches through it;
+				// one that leaves the root makes the hooks invalid.
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					if esc := c.check(plugins.Item{Path: lp, Link: true}); esc != "" {
+						out = append(out, ProjectHook{Name: itemRel(s, lp), Path: lp, Root: s.root, Disabled: s.disabled, Escape: esc})
+					} else if target, err := filepath.EvalSymlinks(p); err == nil {
+						walk(target, lp)
+					}
+					return nil
+				}
+			}
 			out = append(out, ProjectHook{
-				Name: ItemName(s.plugin, filepath.ToSlash(rel)), Path: p, Root: s.root, Disabled: s.disabled,
-				Escape: c.check(plugins.Item{Path: p, Link: e.Type()&fs.ModeSymlink != 0}),
+				Name: itemRel(s, lp), Path: lp, Root: s.root, Disabled: s.disabled,
+				Escape: c.check(plugins.Item{Path: lp, Link: link || real != logical}),
 			})
 			return nil
 		})
 	}
+	for _, dir := range dirs {
+		// The walk starts at the resolved folder: a linked plugin folder
+		// or hooks/ is walked where it really is.
+		real, err := filepath.EvalSymlinks(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, lerr := os.Lstat(dir); errors.Is(lerr, fs.ErrNotExist) {
+				continue // no such folder: nothing to cover
+			}
+		}
+		if err == nil {
+			if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+				walk(real, dir)
+				continue
+			}
+		}
+		out = append(out, ProjectHook{Name: itemRel(s, dir), Path: dir, Root: s.root, Disabled: s.disabled,
+			Escape: c.check(plugins.Item{Path: dir, Link: true})})
+	}
 	return out
+}
+
+// itemRel names a file of a source by its path in the source's folder.
+func itemRel(s source, p string) string {
+	rel, _ := filepath.Rel(s.root, p)
+	return ItemName(s.plugin, filepath.ToSlash(rel))
 }
 
 // shebangProblem refuses a hook whose #! line names its interpreter by a

@@ -476,7 +476,7 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 const (
 	MaxPluginFile  = 64 << 20
 	MaxPluginTotal = 512 << 20
-	MaxPluginFiles = 100_000
+	MaxPluginFiles = 20_000
 	maxPathLen     = 1024
 	maxNameLen     = 255
 )
@@ -499,21 +499,31 @@ func checkTree(repo *git.Repository, commit plumbing.Hash) error {
 	}
 	links := map[string]bool{}
 	var files []*object.File
+	var total int64
+	// The limits are checked while walking: a tree that fans out (one
+	// tree object naming itself 16 times per level) names millions of
+	// files from a few KiB, so counting after the walk bounds nothing.
+	tooMany := fmt.Errorf("%w: more than %d files; a plugin may have at most that", ErrUnsafeTree, MaxPluginFiles)
+	tooBig := fmt.Errorf("%w: its files add up to more than %d MiB", ErrUnsafeTree, MaxPluginTotal>>20)
 	err = tree.Files().ForEach(func(f *object.File) error {
 		if f.Mode == filemode.Symlink {
 			links[f.Name] = true
 		}
-		files = append(files, f)
+		if files = append(files, f); len(files) > MaxPluginFiles {
+			return tooMany
+		}
+		if total += f.Size; total > MaxPluginTotal {
+			return tooBig
+		}
 		return nil
 	})
+	if errors.Is(err, ErrUnsafeTree) {
+		return err
+	}
 	if err != nil {
 		// go-git refuses names with control characters while walking.
 		return fmt.Errorf("%w: %v", ErrUnsafeTree, err)
 	}
-	if len(files) > MaxPluginFiles {
-		return fmt.Errorf("%w: %d files; a plugin may have at most %d", ErrUnsafeTree, len(files), MaxPluginFiles)
-	}
-	var total int64
 	for _, f := range files {
 		name := f.Name
 		for _, r := range name {
@@ -534,9 +544,6 @@ func checkTree(repo *git.Repository, commit plumbing.Hash) error {
 		}
 		if f.Size > MaxPluginFile {
 			return fmt.Errorf("%w: %s is %d MiB; plugin files may be at most %d MiB", ErrUnsafeTree, name, f.Size>>20, MaxPluginFile>>20)
-		}
-		if total += f.Size; total > MaxPluginTotal {
-			return fmt.Errorf("%w: its files add up to more than %d MiB", ErrUnsafeTree, MaxPluginTotal>>20)
 		}
 	}
 	return nil

@@ -46,18 +46,7 @@ func TestEndlessRefAdvertisement(t *testing.T) {
 // repository of a few KiB (second attack review, B7).
 func TestFetchRefusesRepeatedBlob(t *testing.T) {
 	src := t.TempDir()
-	run := func(stdin string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = src
-		cmd.Stdin = strings.NewReader(stdin)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	run := gitIn(t, src)
 	run("", "init", "-q", "--bare")
 	blob := run(strings.Repeat("\x00", 10<<20), "hash-object", "-w", "--stdin")
 	var entries strings.Builder
@@ -76,5 +65,51 @@ func TestFetchRefusesRepeatedBlob(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dst, "f000")); err == nil {
 		t.Error("a file was checked out before the refusal")
+	}
+}
+
+// A tree that fans out (16 entries per level naming one tree object, five
+// levels: a million files from a few KiB of objects) is refused at the
+// file limit while walking, not after listing every file (third attack
+// review, B6).
+func TestFetchRefusesTreeBomb(t *testing.T) {
+	src := t.TempDir()
+	run := gitIn(t, src)
+	run("", "init", "-q", "--bare")
+	obj := run("x\n", "hash-object", "-w", "--stdin")
+	kind, mode := "blob", "100644"
+	for range 5 {
+		var entries strings.Builder
+		for i := range 16 {
+			fmt.Fprintf(&entries, "%s %s %s\tn%02d\n", mode, kind, obj, i)
+		}
+		obj = run(entries.String(), "mktree")
+		kind, mode = "tree", "040000"
+	}
+	commit := run("bomb\n", "commit-tree", obj)
+	run("", "update-ref", "refs/heads/main", commit)
+	run("", "symbolic-ref", "HEAD", "refs/heads/main")
+
+	dst := filepath.Join(t.TempDir(), "stage")
+	_, err := (&Fetcher{}).Fetch(t.Context(), Spec{Path: src}, false, dst)
+	if err == nil || !strings.Contains(err.Error(), "more than 20000 files") {
+		t.Fatalf("Fetch = %v, want the tree refused at the file limit", err)
+	}
+}
+
+// gitIn returns a function running git in dir with stdin, failing the test
+// on error, and returning its trimmed output.
+func gitIn(t *testing.T, dir string) func(stdin string, args ...string) string {
+	return func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(stdin)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
 	}
 }
