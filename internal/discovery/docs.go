@@ -2,6 +2,8 @@ package discovery
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -64,7 +66,11 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 		if kind == Skill {
 			items = s.contents.Skills
 		}
+		rootEscape := linkedPluginEscape(s, o.Layout.ProjectDir)
 		for _, it := range items {
+			if rootEscape != "" {
+				it.Escape = rootEscape
+			}
 			var d Doc
 			if it.Escape != "" {
 				d = Doc{Kind: kind, Path: it.Path, Status: Invalid, Escape: it.Escape,
@@ -81,6 +87,22 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 	}
 	resolveDocs(out)
 	return out, nil
+}
+
+// linkedPluginEscape says why a project plugin folder that is a symlink
+// leads out of the project, "" otherwise. Inside its folder every item is
+// confined (plugins.Confine), but a folder that is itself a link to
+// ~/.claude would make all of that folder "inside": the repository chose
+// the link, so its target must lie in the project.
+func linkedPluginEscape(s source, projectDir string) string {
+	if !s.project || s.plugin.IsZero() {
+		return ""
+	}
+	fi, err := os.Lstat(s.root)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	return plugins.NewRootGuard(projectDir).Escape(s.root)
 }
 
 // docSummary is what listings need of a skill or recipe, cached per file

@@ -229,9 +229,20 @@ func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped [
 // linkedDir reports whether dir is a symlink; with a guard, one that
 // leads out of its root comes back as the Escape item standing for the
 // whole folder, which is then not read.
+//
+// A manifest may name a folder several levels down ("docs/commands"),
+// and any of those levels may be a link: such a path is resolved whole.
 func linkedDir(dir string, guard *RootGuard) (bool, *Item) {
 	fi, err := os.Lstat(dir)
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+	if err != nil {
+		return false, nil
+	}
+	if guard != nil && filepath.Dir(dir) != guard.Root() {
+		if esc := guard.Escape(dir); esc != "" {
+			return true, &Item{Name: filepath.Base(dir), Path: dir, Escape: esc}
+		}
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
 		return false, nil
 	}
 	if guard != nil {
