@@ -81,6 +81,9 @@ plugins:
 			if want.Plugins == nil {
 				want.Plugins = map[string]plugins.LockEntry{}
 			}
+			if want.Marketplaces == nil {
+				want.Marketplaces = map[string]plugins.MarketplaceEntry{}
+			}
 			if !reflect.DeepEqual(*back, want) {
 				t.Errorf("round trip = %+v, want %+v", *back, want)
 			}
