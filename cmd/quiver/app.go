@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +31,14 @@ type App struct {
 	// parsed is set once cobra has parsed flags and arguments, so that an
 	// error before it is a usage error.
 	parsed bool
+
+	// lastWords, when set, is what the process says before a signal ends
+	// it by force (hook run --fail-closed: the block); it returns the
+	// exit code. result guards hook run's one result line, so the command
+	// and lastWords never both print it.
+	lastWords func(interruptedError) int
+	result    sync.Mutex
+	printed   bool
 }
 
 func newApp() *App {

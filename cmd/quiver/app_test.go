@@ -40,7 +40,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"plugin", "list", "-g", "--local"}, exitUsage, "quiver: -g and --local exclude each other"},
 		{[]string{"plugin", "remove", "../x"}, exitUsage, `quiver: invalid plugin name "../x"`},
 		{[]string{"plugin", "show", "a/b/c"}, exitUsage, `quiver: invalid plugin name "a/b/c": want org/repo`},
-		{[]string{"plugin", "add", "a/b/c"}, exitUsage, `quiver: invalid plugin spec "a/b/c"`},
+		{[]string{"plugin", "add", "a/b/../c"}, exitUsage, `quiver: invalid plugin spec: the folder to install: unsafe path "../c"`},
 		{[]string{"plugin", "remove", "acme/guard"}, exitFailure, "quiver: plugin acme/guard is not installed in the local scope; see quiver plugin list"},
 		{[]string{"plugin", "show", "acme/guard"}, exitFailure, "quiver: plugin acme/guard is not installed; see quiver plugin list"},
 		{[]string{"plugin", "add", "./nowhere"}, exitFailure, "quiver: ./nowhere: no such folder"},

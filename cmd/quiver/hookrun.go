@@ -163,13 +163,31 @@ func (a *App) readEventInput(cmd *cobra.Command, event, payloadFile, timeoutFlag
 }
 
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
+	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
+	if failClosed && hooks.Blocking(o.Event) {
+		// A read that blocks for good (a payload pipe held open, a
+		// repository's lock file linked to /proc/kmsg) cannot be
+		// cancelled; when a signal then ends the process by force, it
+		// still fails closed.
+		a.lastWords = func(ie interruptedError) int {
+			block := hooks.EmptyResult(o.Event)
+			block.Blocked = true
+			block.Reason = fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)
+			if !a.printResult(block) {
+				return ie.exitCode()
+			}
+			if o.ExitCode {
+				return exitBlocked
+			}
+			return 0
+		}
+	}
 	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
 	if err != nil {
 		return err
 	}
 	timeout, layout, payload := in.timeout, in.layout, in.payload
 	res := hooks.EmptyResult(o.Event)
-	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
 	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
 		if res, err = a.fire(cmd.Context(), layout, o.Event, failClosed, timeout, payload); err != nil {
 			if !failClosed || !hooks.Blocking(o.Event) {
@@ -192,13 +210,28 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 		res.Blocked, res.BlockedBy = true, ""
 		res.Reason = fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)
 	}
-	if err := writeJSONLine(a.Stdout, res); err != nil {
-		return err
+	if !a.printResult(res) {
+		select {} // lastWords printed the block and ends the process
 	}
 	if o.ExitCode && res.Blocked {
 		return exitCodeError(exitBlocked)
 	}
 	return nil
+}
+
+// printResult prints hook run's result line unless it was printed
+// already (by lastWords); it reports whether it printed.
+func (a *App) printResult(res *hooks.Result) bool {
+	a.result.Lock()
+	defer a.result.Unlock()
+	if a.printed {
+		return false
+	}
+	a.printed = true
+	if err := writeJSONLine(a.Stdout, res); err != nil {
+		a.printError(err)
+	}
+	return true
 }
 
 func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {

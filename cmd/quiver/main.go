@@ -22,6 +22,9 @@ func quiverMain() int {
 		// The command did not wind down in time: end it here, as the
 		// shell would, saying why.
 		app.printError(ie)
+		if app.lastWords != nil {
+			os.Exit(app.lastWords(ie))
+		}
 		os.Exit(ie.exitCode())
 	})
 	defer stop()

@@ -281,3 +281,38 @@ func alive(pid int) bool {
 	}
 	return true
 }
+
+// A read that a signal cannot cancel (here: stdin held open, as a lock
+// file linked to /proc/kmsg would block discovery) still ends in the
+// fail-closed block when the signal ends the process by force (third
+// attack review, B4).
+func TestSIGTERMDuringABlockedReadFailsClosed(t *testing.T) {
+	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
+	cmd := h.cmd("hook", "run", "before_tool_call", "--fail-closed", "--exit-code")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running 5 s after SIGTERM\n%s", errb.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitBlocked ||
+		!strings.Contains(out.String(), `"blocked":true,"reason":"quiver was interrupted (SIGTERM) before every hook had run; failing closed"`) {
+		t.Errorf("want the fail-closed block and exit 3; got %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
+	}
+}

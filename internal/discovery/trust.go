@@ -417,6 +417,11 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 			for _, it := range s.contents.Hooks {
 				local[it.Name] = true
 			}
+			// A project hooks.json's handlers take the names of the
+			// global one's (hooks.json/PreToolUse.1): it replaces them.
+			for _, hf := range s.contents.HookFiles {
+				local[hf.Name] = true
+			}
 		}
 	}
 	for _, s := range srcs {
@@ -424,6 +429,11 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 			for _, it := range s.contents.Hooks {
 				if local[it.Name] {
 					t.Shadows = append(t.Shadows, it.Name)
+				}
+			}
+			for _, hf := range s.contents.HookFiles {
+				if local[hf.Name] {
+					t.Shadows = append(t.Shadows, hf.Name)
 				}
 			}
 		}
@@ -435,14 +445,19 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 	if err != nil {
 		return t, err
 	}
-	if t.Fingerprint, err = fingerprint(l.ProjectDir, t, lock); err != nil {
-		return t, fmt.Errorf("fingerprint project hooks: %w", err)
-	}
 	ts, err := readTrustStore(trustPath(l))
 	if err != nil {
 		return t, err
 	}
 	t.Recorded = ts.Projects[l.ProjectDir].Fingerprint
+	if t.Recorded == "" && !withRecord {
+		// Never trusted: nothing to compare with, so no hashing. An
+		// untrusted repository's big files cost a hook run nothing.
+		return t, nil
+	}
+	if t.Fingerprint, err = fingerprint(l.ProjectDir, t, lock); err != nil {
+		return t, fmt.Errorf("fingerprint project hooks: %w", err)
+	}
 	return t, nil
 }
 

@@ -209,6 +209,12 @@ func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped [
 		switch {
 		case !safeItemName(name):
 			skipped = append(skipped, Skipped{p, "file name contains control or invisible formatting characters"})
+		case strings.IndexFunc(name, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0:
+			// Unicode has look-alikes without end (a Cyrillic і, a
+			// combining joiner, a Hangul filler): a hook, which trust
+			// lists for review, is named in printable ASCII, like
+			// plugins are.
+			skipped = append(skipped, Skipped{p, "a hook's file name must be printable ASCII, so that trust shows exactly what runs"})
 		case !fi.Mode().IsRegular():
 			skipped = append(skipped, Skipped{p, "not a regular file"})
 		case fi.Mode()&0o111 == 0:

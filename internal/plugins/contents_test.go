@@ -278,7 +278,8 @@ func TestNames(t *testing.T) {
 // recipe or skill with one is not listed (second attack review, B11).
 func TestScanDirDeceptiveNames(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{"hooks/lint", "hooks/li\u200bnt", "hooks/fmt\u202ehs.kcehc", "hooks/a\u2028b"} {
+	for _, p := range []string{"hooks/lint", "hooks/li\u200bnt", "hooks/fmt\u202ehs.kcehc", "hooks/a\u2028b",
+		"hooks/lint\u034f", "hooks/lint\u3164", "hooks/l\u0456nt", "hooks/lint\ufe0f"} {
 		plantTree(t, root, fileNode(p, "#!/bin/sh\n", 0o755))
 	}
 	plantTree(t, root, fileNode("recipes/re\u2066view.md", "x", 0o644), fileNode("skills/s\ufeffk/SKILL.md", "x", 0o644))
@@ -289,8 +290,8 @@ func TestScanDirDeceptiveNames(t *testing.T) {
 	if got := plugins.Names(c.Hooks); !reflect.DeepEqual(got, []string{"lint"}) {
 		t.Errorf("hooks = %q, want only lint", got)
 	}
-	if len(c.Skipped) != 3 {
-		t.Errorf("skipped = %v, want the three deceptive names", c.Skipped)
+	if len(c.Skipped) != 7 {
+		t.Errorf("skipped = %v, want the seven deceptive names", c.Skipped)
 	}
 	if len(c.Recipes)+len(c.Skills) != 0 {
 		t.Errorf("recipes %v, skills %v: want none", c.Recipes, c.Skills)

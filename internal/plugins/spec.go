@@ -52,7 +52,7 @@ func (s *Spec) SetSubdir(sub string) error {
 	}
 	clean, err := safefs.RelPath(sub)
 	if err != nil {
-		return fmt.Errorf("%w: path %w", ErrInvalidSpec, err)
+		return fmt.Errorf("%w: the folder to install: %w", ErrInvalidSpec, err)
 	}
 	s.Subdir = clean
 	if !s.Name.IsZero() {
@@ -97,7 +97,7 @@ var (
 // ref given with @REF is returned in Spec.Ref; the caller merges --ref.
 func ParseSpec(raw, base, dir string) (Spec, error) {
 	s := Spec{Raw: raw}
-	shown := Redact(raw) // errors quote the spec, never its password
+	shown := shownSpec(raw) // errors quote the spec, never its password
 	if raw == "" || strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, "\x00\n\r\t") {
 		return s, fmt.Errorf("%w %q: empty or contains whitespace", ErrInvalidSpec, shown)
 	}
@@ -184,6 +184,26 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 	}
 	s.Name = nameFromPath(repoPath)
 	return s, nil
+}
+
+// shownSpec is a spec as errors quote it. A spec that may not parse can
+// hold a password with characters that end a URL's authority early
+// (https://u:pa/ss@host), so everything between "://" and the last @
+// before any @REF goes, whatever it looks like.
+func shownSpec(raw string) string {
+	s := Redact(raw)
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	body, ref := splitRef(s)
+	if at := strings.LastIndex(body, "@"); at > i {
+		body = body[:i+3] + body[at+1:]
+	}
+	if ref != "" {
+		body += "@" + ref
+	}
+	return body
 }
 
 // splitRef splits SPEC@REF at the last '@' after the last '/'. An '@' that
