@@ -160,7 +160,7 @@ event.`,
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only data and errors")
 	pf.BoolVar(&a.noColor, "no-color", false, "never color the output")
 	root.AddCommand(a.newPluginCmd(), a.newHookCmd(), a.newDocCmd(skillKind), a.newDocCmd(recipeKind),
-		a.newTrustCmd(), a.newDoctorCmd(), a.newVersionCmd())
+		a.newMarketplaceCmd(), a.newSearchCmd(), a.newTrustCmd(), a.newDoctorCmd(), a.newVersionCmd())
 	a.wireCompletions(root)
 	return root
 }

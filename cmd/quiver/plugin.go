@@ -171,6 +171,10 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
 type addJob struct {
 	spec plugins.Spec
 	name plugins.Name
+	// marketplace is set for PLUGIN@MARKETPLACE; carries names what the
+	// entry declares that quiver does not use.
+	marketplace string
+	carries     []string
 }
 
 func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
@@ -197,6 +201,25 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	var jobs []addJob
 	seen := map[string]bool{}
 	for _, raw := range o.Specs {
+		if j, ok, err := a.marketplaceJob(layout, raw); ok {
+			if err != nil {
+				return err
+			}
+			if o.Ref != "" || o.Path != "" || o.Link {
+				return usageErrorf(cmd, "%s: a marketplace entry says where and what to fetch; --ref, --path and --link do not apply", raw)
+			}
+			if o.Name != "" {
+				if j.name, err = plugins.ResolveName(j.spec, o.Name); err != nil {
+					return &usageError{err: err, cmd: cmd}
+				}
+			}
+			if seen[j.name.String()] {
+				return usageErrorf(cmd, "plugin %s is named twice", j.name)
+			}
+			seen[j.name.String()] = true
+			jobs = append(jobs, j)
+			continue
+		}
 		spec, err := plugins.ParseSpec(raw, a.Getenv("QUIVER_GIT_BASE"), wd)
 		if err != nil {
 			return &usageError{err: err, cmd: cmd}
@@ -231,7 +254,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 			return usageErrorf(cmd, "plugin %s is named twice", name)
 		}
 		seen[name.String()] = true
-		jobs = append(jobs, addJob{spec, name})
+		jobs = append(jobs, addJob{spec: spec, name: name})
 	}
 
 	in := a.installer(layout, o.Global)
@@ -271,7 +294,11 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 
 func (a *App) addOne(ctx context.Context, in *plugins.Installer, j addJob, o pluginAddOptions) (plugins.Plugin, error) {
 	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.spec, Name: j.name, Force: o.Force, Link: o.Link,
-		FolderName: o.Name == "" && j.spec.Subdir != "" && !j.spec.IsLocal()})
+		FolderName:  o.Name == "" && j.marketplace == "" && j.spec.Subdir != "" && !j.spec.IsLocal(),
+		Marketplace: j.marketplace})
+	if errors.Is(err, plugins.ErrNotAPlugin) && len(j.carries) > 0 {
+		return p, fmt.Errorf("add %s: the marketplace entry carries only %s, which quiver does not use (it installs hooks, skills and recipes)", j.name, strings.Join(j.carries, " and "))
+	}
 	if errors.Is(err, plugins.ErrAlreadyInstalled) {
 		return p, fmt.Errorf("plugin %s is already installed %s; use --force to replace it", j.name, scopeWord(in.Scope.Location))
 	}

@@ -292,6 +292,16 @@ installed does not stop the others; the command then exits 1.`,
 			failed := false
 			counts := map[string]int{}
 			for _, r := range res {
+				if r.Marketplace != "" {
+					switch r.Status {
+					case "failed":
+						a.printError(r.Err)
+						failed = true
+					case "installed", "repaired":
+						a.warnf("%s marketplace %s", strings.ToUpper(r.Status[:1])+r.Status[1:], r.Marketplace)
+					}
+					continue
+				}
 				counts[r.Status]++
 				switch r.Status {
 				case "failed":

@@ -63,6 +63,9 @@ type AddRequest struct {
 	// FolderName lets a subfolder's own manifest name the plugin once it
 	// is fetched (SPEC §12): a full org/repo, or a bare x for org/x.
 	FolderName bool
+	// Marketplace is recorded in the lock entry of a PLUGIN@MARKETPLACE
+	// install.
+	Marketplace string
 }
 
 // begin takes the scope lock and repairs what an interrupted command left.
@@ -241,7 +244,7 @@ func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (L
 	if contents.Empty() {
 		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill or recipe (hooks/, skills/, recipes/)", req.Spec.Shown(), ErrNotAPlugin)
 	}
-	entry := LockEntry{Source: req.Spec.Source(), Path: req.Spec.Subdir, Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link}
+	entry := LockEntry{Source: req.Spec.Source(), Path: req.Spec.Subdir, Marketplace: req.Marketplace, Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link}
 	if !fetched.Link {
 		d, err := HashDir(stage)
 		if err != nil {
@@ -377,6 +380,6 @@ func writeGitignore(root string) {
 	if _, err := os.Lstat(p); err == nil {
 		return
 	}
-	const body = "# written by quiver: plugins are reproduced from quiver.lock (commit that)\nplugins/\ndata/\ncache/\n.lock\n"
+	const body = "# written by quiver: plugins are reproduced from quiver.lock (commit that)\nplugins/\nmarketplaces/\ndata/\ncache/\n.lock\n"
 	WriteFileAtomic(p, []byte(body), 0o644)
 }

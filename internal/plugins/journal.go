@@ -91,6 +91,15 @@ func (in *Installer) recover() error {
 	for _, t := range tmps {
 		os.Remove(t)
 	}
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return err
+	}
+	if changed, err := in.repairMarketplaces(lock); err != nil {
+		return err
+	} else if changed {
+		return WriteLock(in.Scope.LockPath(), lock)
+	}
 	return nil
 }
 

@@ -73,7 +73,7 @@ func (l *Lock) Names() []string {
 func ReadLock(path string) (*Lock, error) {
 	data, err := safefs.ReadFile(path, safefs.MaxMeta)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Lock{Version: LockVersion, Plugins: map[string]LockEntry{}}, nil
+		return &Lock{Version: LockVersion, Plugins: map[string]LockEntry{}, Marketplaces: map[string]MarketplaceEntry{}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read lock file: %w", err)

@@ -288,11 +288,13 @@ func checkGitDir(gitDir string) error {
 	})
 }
 
-// SyncResult says what Sync did to one plugin.
+// SyncResult says what Sync did to one plugin, or to one marketplace
+// (then Marketplace is its name and Name is zero).
 type SyncResult struct {
-	Name   Name
-	Status string // ok, installed, repaired, pruned, unlocked, failed
-	Err    error
+	Name        Name
+	Marketplace string
+	Status      string // ok, installed, repaired, pruned, unlocked, failed
+	Err         error
 }
 
 // Sync makes the scope's plugins match its lock file exactly: missing
@@ -316,6 +318,7 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 		n, _ := ParseName(k)
 		out = append(out, in.syncOne(ctx, lock, n))
 	}
+	out = append(out, in.syncMarketplaces(ctx, lock)...)
 	entries, err := os.ReadDir(in.Scope.PluginsDir())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return out, err

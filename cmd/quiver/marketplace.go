@@ -1,0 +1,443 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
+)
+
+func (a *App) newMarketplaceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "marketplace",
+		Short: "Add, list, update and remove plugin marketplaces",
+		Long: `A marketplace is a git repository with .claude-plugin/marketplace.json
+listing plugins and where to fetch each (Claude Code's format). Added
+marketplaces are checked out into .quiver/marketplaces/NAME (or, with -g,
+your home's) and locked like plugins; search finds plugins in them and
+"quiver plugin add PLUGIN@MARKETPLACE" installs one.`,
+	}
+	cmd.AddCommand(a.newMarketplaceAddCmd(), a.newMarketplaceListCmd(), a.newMarketplaceUpdateCmd(), a.newMarketplaceRemoveCmd())
+	return cmd
+}
+
+// marketplaceNamer reads a fetched marketplace and names it (--name wins).
+func marketplaceNamer(override string) plugins.MarketplaceNamer {
+	return func(dir string) (string, error) {
+		m, err := marketplace.ReadDir(dir)
+		if err != nil {
+			return "", fmt.Errorf("not a marketplace: %w", err)
+		}
+		name := override
+		if name == "" {
+			name = m.Name
+		}
+		if name == "" {
+			return "", fmt.Errorf("%s has no name; give one with --name", marketplace.File)
+		}
+		return name, nil
+	}
+}
+
+func (a *App) newMarketplaceAddCmd() *cobra.Command {
+	var global, force, asJSON bool
+	var name string
+	cmd := &cobra.Command{
+		Use:   "add SPEC",
+		Short: "Add a marketplace from a git repository",
+		Long: `Fetch a marketplace repository (any plugin spec: org/repo, a URL, a local
+folder) into the scope's marketplaces folder and record its commit in
+quiver.lock. Its name is marketplace.json's name, or --name.`,
+		Example: `  quiver marketplace add anthropics/claude-plugins-official
+  quiver marketplace add -g https://git.example.com/tools/market.git --name tools`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if name != "" {
+				if err := plugins.ValidMarketplaceName(name); err != nil {
+					return &usageError{err: err, cmd: cmd}
+				}
+			}
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			wd, err := a.Getwd()
+			if err != nil {
+				return err
+			}
+			spec, err := plugins.ParseSpec(args[0], a.Getenv("QUIVER_GIT_BASE"), wd)
+			if err != nil {
+				return &usageError{err: err, cmd: cmd}
+			}
+			in := a.installer(layout, global)
+			got, entry, err := in.AddMarketplace(cmd.Context(), spec, marketplaceNamer(name), force)
+			if err != nil {
+				return fmt.Errorf("add marketplace %s: %w", plugins.Redact(args[0]), err)
+			}
+			m, _ := marketplace.ReadDir(in.Scope.MarketplaceDir(got))
+			if asJSON {
+				return writeJSON(a.Stdout, marketplaceJSONOf(got, in.Scope, entry, m))
+			}
+			a.warnf("Added marketplace %s %s (%s): %d plugin(s); find them with quiver search --marketplace %s",
+				got, scopeWord(in.Scope.Location), shortOr(entry.Commit, "copied"), countEntries(m), got)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&global, "global", "g", false, "add it to your home instead of the project")
+	f.StringVar(&name, "name", "", "add it under this `name` instead of its own")
+	f.BoolVar(&force, "force", false, "replace a marketplace of the same name")
+	f.BoolVar(&asJSON, "json", false, "print the marketplace as JSON")
+	return cmd
+}
+
+func countEntries(m *marketplace.Marketplace) int {
+	if m == nil {
+		return 0
+	}
+	return len(m.Entries)
+}
+
+func shortOr(commit, otherwise string) string {
+	if commit == "" {
+		return otherwise
+	}
+	return shortCommit(commit)
+}
+
+// marketplaceJSON is a marketplace in --json output.
+type marketplaceJSON struct {
+	Name     string `json:"name"`
+	Location string `json:"location"`
+	Path     string `json:"path"`
+	Source   string `json:"source"`
+	Ref      string `json:"ref"`
+	Commit   string `json:"commit"`
+	Plugins  int    `json:"plugins"`
+	Missing  bool   `json:"missing,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+func marketplaceJSONOf(name string, s plugins.Scope, e plugins.MarketplaceEntry, m *marketplace.Marketplace) marketplaceJSON {
+	return marketplaceJSON{Name: name, Location: string(s.Location), Path: s.MarketplaceDir(name),
+		Source: e.Source, Ref: e.Ref, Commit: e.Commit, Plugins: countEntries(m)}
+}
+
+func (a *App) newMarketplaceListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the added marketplaces of both scopes",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			out := []marketplaceJSON{}
+			for _, s := range layout.Scopes() {
+				ms, err := plugins.ListMarketplaces(s)
+				if err != nil {
+					return err
+				}
+				for _, mc := range ms {
+					j := marketplaceJSONOf(mc.Name, s, mc.Entry, nil)
+					j.Missing = mc.Missing
+					if !mc.Missing {
+						m, err := marketplace.ReadDir(mc.Dir)
+						if err != nil {
+							j.Error = err.Error()
+						}
+						j.Plugins = countEntries(m)
+					}
+					out = append(out, j)
+				}
+			}
+			if asJSON {
+				return writeJSON(a.Stdout, out)
+			}
+			if len(out) == 0 {
+				a.warnf("No marketplaces. Add one with quiver marketplace add org/repo.")
+				return nil
+			}
+			var rows [][]string
+			for _, j := range out {
+				plugins := fmt.Sprint(j.Plugins)
+				if j.Missing {
+					plugins = "missing (quiver plugin install restores it)"
+				} else if j.Error != "" {
+					plugins = "error: " + j.Error
+				}
+				rows = append(rows, []string{visible(j.Name), j.Location, visible(j.Source), shortOr(j.Commit, "-"), visible(plugins)})
+			}
+			return writeTable(a.Stdout, []string{"NAME", "LOCATION", "SOURCE", "COMMIT", "PLUGINS"}, rows)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *App) newMarketplaceUpdateCmd() *cobra.Command {
+	var global bool
+	cmd := &cobra.Command{
+		Use:   "update [NAME...]",
+		Short: "Move marketplaces to the newest commit",
+		Long: `Fetch the newest commit of each named marketplace (all of the scope's
+when none is named). Installed plugins do not move: run quiver plugin
+update for those.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			in := a.installer(layout, global)
+			names := args
+			if len(names) == 0 {
+				ms, err := plugins.ListMarketplaces(in.Scope)
+				if err != nil {
+					return err
+				}
+				for _, m := range ms {
+					names = append(names, m.Name)
+				}
+			}
+			failed := false
+			for _, n := range names {
+				from, to, err := in.UpdateMarketplace(cmd.Context(), n, marketplaceNamer(n))
+				switch {
+				case err != nil:
+					a.printError(fmt.Errorf("update marketplace %s: %w", n, err))
+					failed = true
+				case from == to:
+					a.warnf("Marketplace %s is up to date (%s)", n, shortOr(to, "-"))
+				default:
+					a.warnf("Updated marketplace %s: %s -> %s", n, shortOr(from, "-"), shortOr(to, "-"))
+				}
+			}
+			if failed {
+				return errReported
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&global, "global", "g", false, "update your home's marketplaces")
+	return cmd
+}
+
+func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
+	var global bool
+	cmd := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Remove a marketplace; plugins installed from it stay",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			in := a.installer(layout, global)
+			if err := in.RemoveMarketplace(cmd.Context(), args[0]); err != nil {
+				if errors.Is(err, plugins.ErrNoMarketplace) {
+					if other, ok := layout.Other(in.Scope); ok {
+						if ms, _ := plugins.ListMarketplaces(other); hasMarketplace(ms, args[0]) {
+							return fmt.Errorf("marketplace %s is in the %s scope; use quiver marketplace remove%s %s", args[0], other.Location, scopeFlag(other), args[0])
+						}
+					}
+				}
+				return err
+			}
+			a.warnf("Removed marketplace %s; the plugins installed from it stay installed", args[0])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&global, "global", "g", false, "remove it from your home")
+	return cmd
+}
+
+func hasMarketplace(ms []plugins.MarketplaceCheckout, name string) bool {
+	for _, m := range ms {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- search ----
+
+type searchJSON struct {
+	Name        string   `json:"name"`
+	Plugin      string   `json:"plugin"`
+	Marketplace string   `json:"marketplace"`
+	Location    string   `json:"location"`
+	Version     string   `json:"version"`
+	Description string   `json:"description"`
+	Category    string   `json:"category"`
+	Keywords    []string `json:"keywords"`
+	Source      string   `json:"source"`
+	Installed   string   `json:"installed"`
+	Problem     string   `json:"problem,omitempty"`
+}
+
+func (a *App) newSearchCmd() *cobra.Command {
+	var only string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "search [TERM...]",
+		Short: "Find plugins in the added marketplaces",
+		Long: `List the plugins of every added marketplace (both scopes) whose name,
+description, category, keywords or tags contain every word given, in any
+case. No words lists everything. Install one with
+quiver plugin add PLUGIN@MARKETPLACE.`,
+		Example: `  quiver search review
+  quiver search code review --marketplace claude-plugins-official`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			installed := map[string]string{}
+			var found []searchJSON
+			seen := map[string]bool{}
+			for _, s := range layout.Scopes() {
+				ms, err := plugins.ListMarketplaces(s)
+				if err != nil {
+					return err
+				}
+				lock, _ := plugins.ReadLock(s.LockPath())
+				if lock != nil {
+					for n := range lock.Plugins {
+						if installed[n] == "" {
+							installed[n] = string(s.Location)
+						}
+					}
+				}
+				for _, mc := range ms {
+					if (only != "" && mc.Name != only) || mc.Missing || seen[mc.Name] {
+						continue // a local marketplace shadows a global one of its name
+					}
+					seen[mc.Name] = true
+					m, err := marketplace.ReadDir(mc.Dir)
+					if err != nil {
+						a.warnf("quiver: marketplace %s: %v", mc.Name, err)
+						continue
+					}
+					for _, e := range m.Entries {
+						if !e.Matches(args) {
+							continue
+						}
+						found = append(found, searchJSON{
+							Name: e.Name + "@" + mc.Name, Plugin: mc.Name + "/" + e.Name, Marketplace: mc.Name, Location: string(s.Location),
+							Version: e.Version, Description: e.Description, Category: e.Category, Keywords: append(append([]string{}, e.Keywords...), e.Tags...),
+							Source: e.Source.Type, Problem: e.Problem,
+						})
+					}
+				}
+			}
+			if only != "" && !seen[only] {
+				return fmt.Errorf("no marketplace %s; see quiver marketplace list", only)
+			}
+			for i := range found {
+				found[i].Installed = installed[found[i].Plugin]
+				if found[i].Keywords == nil {
+					found[i].Keywords = []string{}
+				}
+			}
+			if asJSON {
+				if found == nil {
+					found = []searchJSON{}
+				}
+				return writeJSON(a.Stdout, found)
+			}
+			if len(found) == 0 {
+				a.warnf("No plugins match. quiver marketplace list shows what is searched.")
+				return nil
+			}
+			var rows [][]string
+			for _, f := range found {
+				inst := f.Installed
+				if inst == "" {
+					inst = "-"
+				}
+				desc := f.Description
+				if f.Problem != "" {
+					desc = "(cannot be installed: " + f.Problem + ")"
+				}
+				rows = append(rows, []string{visible(f.Name), visible(orDash(f.Version)), visible(truncate(desc, 70)), inst})
+			}
+			return writeTable(a.Stdout, []string{"NAME", "VERSION", "DESCRIPTION", "INSTALLED"}, rows)
+		},
+	}
+	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// ---- plugin add PLUGIN@MARKETPLACE ----
+
+var marketplaceSpec = regexp.MustCompile(`^([A-Za-z0-9._-]+)@([a-z0-9][a-z0-9-]*)$`)
+
+// marketplaceJob resolves PLUGIN@MARKETPLACE into an add job, or reports
+// false when raw is not of that form.
+func (a *App) marketplaceJob(layout plugins.Layout, raw string) (addJob, bool, error) {
+	m := marketplaceSpec.FindStringSubmatch(raw)
+	if m == nil {
+		return addJob{}, false, nil
+	}
+	plugin, mktName := m[1], m[2]
+	for _, s := range layout.Scopes() {
+		ms, err := plugins.ListMarketplaces(s)
+		if err != nil {
+			return addJob{}, true, err
+		}
+		for _, mc := range ms {
+			if mc.Name != mktName {
+				continue
+			}
+			if mc.Missing {
+				return addJob{}, true, fmt.Errorf("marketplace %s is not checked out; run quiver plugin install%s", mktName, scopeFlag(s))
+			}
+			mkt, err := marketplace.ReadDir(mc.Dir)
+			if err != nil {
+				return addJob{}, true, fmt.Errorf("marketplace %s: %w", mktName, err)
+			}
+			e, name, err := mkt.Find(plugin)
+			if err != nil {
+				return addJob{}, true, err
+			}
+			if name != plugin {
+				a.warnf("quiver: %s@%s was renamed to %s@%s; installing that", plugin, mktName, name, mktName)
+			}
+			spec, err := e.Spec(mc.Entry.Source, mc.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
+			if err != nil {
+				return addJob{}, true, err
+			}
+			n, err := plugins.NewName(mktName, name)
+			if err != nil {
+				return addJob{}, true, err
+			}
+			return addJob{spec: spec, name: n, marketplace: mktName, carries: e.Carries}, true, nil
+		}
+	}
+	return addJob{}, true, fmt.Errorf("no marketplace %s; add it with quiver marketplace add, see quiver marketplace list", mktName)
+}

@@ -1,0 +1,363 @@
+package plugins
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
+)
+
+// A marketplace is a git repository checked out (without .git) into
+// <scope>/marketplaces/<name> and recorded in the lock's marketplaces
+// section (SPEC §12). Changes go through the same scope lock as plugins
+// and the same staged swap. Instead of a journal, each checkout carries a
+// stamp (.quiver-marketplace.json) naming what it is, written before it
+// is swapped in: after a kill, repairMarketplaces makes the lock agree
+// with the folders (rolling forward), so either the old or the new state
+// is what every command sees.
+
+// stampFile names a marketplace checkout's record of itself.
+const stampFile = ".quiver-marketplace.json"
+
+type marketplaceStamp struct {
+	Name string `json:"name"`
+	MarketplaceEntry
+}
+
+// ErrMarketplaceExists and ErrNoMarketplace are what callers explain.
+var (
+	ErrMarketplaceExists = errors.New("already added")
+	ErrNoMarketplace     = errors.New("no such marketplace")
+)
+
+// MarketplaceNamer reads a fetched marketplace folder and returns its
+// name (from marketplace.json, or --name), validated; it refuses folders
+// that are not marketplaces.
+type MarketplaceNamer func(dir string) (string, error)
+
+func (in *Installer) marketplaceTemp(kind, name string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return filepath.Join(in.Scope.MarketplacesDir(), kind+name+"-"+hex.EncodeToString(b[:]))
+}
+
+// stageMarketplace fetches spec into a staging folder without .git and
+// returns it, its name and its lock entry.
+func (in *Installer) stageMarketplace(ctx context.Context, spec Spec, nameOf MarketplaceNamer) (string, string, MarketplaceEntry, error) {
+	if err := os.MkdirAll(in.Scope.MarketplacesDir(), 0o755); err != nil {
+		return "", "", MarketplaceEntry{}, err
+	}
+	stage := in.marketplaceTemp(".stage-", "new")
+	fetched, err := in.Fetcher.Fetch(ctx, spec, false, stage)
+	if err == nil {
+		err = os.RemoveAll(filepath.Join(stage, ".git"))
+	}
+	if err == nil {
+		err = CheckSymlinks(stage)
+	}
+	var name string
+	if err == nil {
+		name, err = nameOf(stage)
+	}
+	if err == nil {
+		err = ValidMarketplaceName(name)
+	}
+	entry := MarketplaceEntry{Source: spec.Source(), Ref: spec.Ref, Commit: fetched.Commit}
+	if err == nil {
+		var data []byte
+		data, err = json.Marshal(marketplaceStamp{Name: name, MarketplaceEntry: entry})
+		if err == nil {
+			err = WriteFileAtomic(filepath.Join(stage, stampFile), data, 0o644)
+		}
+	}
+	if err != nil {
+		os.RemoveAll(stage)
+		return "", "", MarketplaceEntry{}, err
+	}
+	return stage, name, entry, nil
+}
+
+// AddMarketplace fetches a marketplace and records it. With force, one
+// of the same name is replaced.
+func (in *Installer) AddMarketplace(ctx context.Context, spec Spec, nameOf MarketplaceNamer, force bool) (_ string, _ MarketplaceEntry, err error) {
+	end, err := in.begin(ctx)
+	if err != nil {
+		return "", MarketplaceEntry{}, err
+	}
+	defer func() { end(err != nil) }()
+	defer func() {
+		if err != nil {
+			os.Remove(in.Scope.MarketplacesDir()) // only if this left it empty
+		}
+	}()
+	stage, name, entry, err := in.stageMarketplace(ctx, spec, nameOf)
+	if err != nil {
+		return "", MarketplaceEntry{}, err
+	}
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		os.RemoveAll(stage)
+		return "", MarketplaceEntry{}, err
+	}
+	if _, ok := lock.Marketplaces[name]; ok && !force {
+		os.RemoveAll(stage)
+		return name, MarketplaceEntry{}, fmt.Errorf("marketplace %s is %w in the %s scope; update it with quiver marketplace update %s", name, ErrMarketplaceExists, in.Scope.Location, name)
+	}
+	return name, entry, in.putMarketplace(lock, name, stage, entry)
+}
+
+// putMarketplace swaps a staged checkout in and records it.
+func (in *Installer) putMarketplace(lock *Lock, name, stage string, entry MarketplaceEntry) error {
+	final := in.Scope.MarketplaceDir(name)
+	_, statErr := os.Lstat(final)
+	backup := in.marketplaceTemp(".backup-", name)
+	if err := in.swapIn(stage, final, backup, statErr == nil); err != nil {
+		os.RemoveAll(stage)
+		return fmt.Errorf("put marketplace %s in place: %w", name, err)
+	}
+	lock.Marketplaces[name] = entry
+	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
+		return err // the stamp lets the next command record it
+	}
+	os.RemoveAll(stage) // the old checkout, if any
+	os.RemoveAll(backup)
+	if in.Scope.Location == Local {
+		writeGitignore(in.Scope.Root)
+	}
+	return nil
+}
+
+// UpdateMarketplace moves marketplace name to the newest commit of its
+// ref (or the default branch); it returns the old and new commits.
+func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf MarketplaceNamer) (from, to string, err error) {
+	end, err := in.begin(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	defer func() { end(err != nil) }()
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return "", "", err
+	}
+	old, ok := lock.Marketplaces[name]
+	if !ok {
+		return "", "", fmt.Errorf("%w %s in the %s scope", ErrNoMarketplace, name, in.Scope.Location)
+	}
+	spec, err := ParseSpec(old.Source, "", "/")
+	if err != nil {
+		return "", "", fmt.Errorf("marketplace %s: source %q: %w", name, old.Source, err)
+	}
+	spec.Ref = old.Ref
+	stage, got, entry, err := in.stageMarketplace(ctx, spec, func(dir string) (string, error) {
+		if _, err := nameOf(dir); err != nil {
+			return "", err
+		}
+		return name, nil // the name it was added under stays
+	})
+	if err != nil {
+		return old.Commit, "", err
+	}
+	if _, err := os.Stat(in.Scope.MarketplaceDir(name)); err == nil && entry.Commit == old.Commit && entry.Commit != "" {
+		os.RemoveAll(stage)
+		return old.Commit, old.Commit, nil
+	}
+	return old.Commit, entry.Commit, in.putMarketplace(lock, got, stage, entry)
+}
+
+// RemoveMarketplace forgets a marketplace; the plugins installed from it
+// stay, with their own lock entries.
+func (in *Installer) RemoveMarketplace(ctx context.Context, name string) (err error) {
+	end, err := in.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { end(err != nil) }()
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return err
+	}
+	if _, ok := lock.Marketplaces[name]; !ok {
+		return fmt.Errorf("%w %s in the %s scope", ErrNoMarketplace, name, in.Scope.Location)
+	}
+	trash := in.marketplaceTemp(".trash-", name)
+	if err := os.Rename(in.Scope.MarketplaceDir(name), trash); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	delete(lock.Marketplaces, name)
+	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
+		return err
+	}
+	return os.RemoveAll(trash)
+}
+
+// repairMarketplaces is the marketplace part of recover: a backup whose
+// checkout is gone is put back; leftovers of staging go; a checkout whose
+// stamp the lock does not match is recorded (the command that swapped it
+// in was killed before writing the lock); a checkout the lock does not
+// know and no stamp names is removed; a trash folder completes its
+// remove.
+func (in *Installer) repairMarketplaces(lock *Lock) (changed bool, err error) {
+	dir := in.Scope.MarketplacesDir()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".backup-") {
+			continue
+		}
+		mkt := strings.TrimPrefix(name, ".backup-")
+		if i := strings.LastIndex(mkt, "-"); i > 0 {
+			mkt = mkt[:i]
+		}
+		if ValidMarketplaceName(mkt) == nil {
+			if _, err := os.Lstat(in.Scope.MarketplaceDir(mkt)); errors.Is(err, fs.ErrNotExist) {
+				os.Rename(filepath.Join(dir, name), in.Scope.MarketplaceDir(mkt))
+				in.notify(fmt.Sprintf("restored marketplace %s after an interrupted update", mkt))
+			}
+		}
+	}
+	entries, _ = os.ReadDir(dir)
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		if strings.HasPrefix(name, ".") {
+			if strings.HasPrefix(name, ".trash-") {
+				mkt := strings.TrimPrefix(name, ".trash-")
+				if i := strings.LastIndex(mkt, "-"); i > 0 {
+					mkt = mkt[:i]
+				}
+				if _, ok := lock.Marketplaces[mkt]; ok {
+					if _, err := os.Lstat(in.Scope.MarketplaceDir(mkt)); errors.Is(err, fs.ErrNotExist) {
+						delete(lock.Marketplaces, mkt)
+						changed = true
+						in.notify(fmt.Sprintf("completed an interrupted remove of marketplace %s", mkt))
+					}
+				}
+			}
+			os.RemoveAll(p)
+			continue
+		}
+		if ValidMarketplaceName(name) != nil || !e.IsDir() {
+			continue // not quiver's: leave it
+		}
+		st, err := readStamp(p)
+		if err != nil || st.Name != name {
+			if _, ok := lock.Marketplaces[name]; !ok {
+				os.RemoveAll(p)
+				in.notify(fmt.Sprintf("removed leftover marketplace folder %s", p))
+			}
+			continue
+		}
+		if cur, ok := lock.Marketplaces[name]; !ok || cur != st.MarketplaceEntry {
+			lock.Marketplaces[name] = st.MarketplaceEntry
+			changed = true
+			in.notify(fmt.Sprintf("completed an interrupted change of marketplace %s", name))
+		}
+	}
+	return changed, nil
+}
+
+func readStamp(dir string) (marketplaceStamp, error) {
+	var st marketplaceStamp
+	data, err := safefs.ReadFile(filepath.Join(dir, stampFile), safefs.MaxMeta)
+	if err == nil {
+		err = json.Unmarshal(data, &st)
+	}
+	if err == nil && st.Source == "" {
+		err = errors.New("no source")
+	}
+	return st, err
+}
+
+// MarketplaceCheckout is an added marketplace as on disk.
+type MarketplaceCheckout struct {
+	Name     string
+	Scope    Scope
+	Dir      string
+	Entry    MarketplaceEntry
+	Missing  bool
+	Location Location
+}
+
+// ListMarketplaces returns the scope's marketplaces from its lock, by name.
+func ListMarketplaces(s Scope) ([]MarketplaceCheckout, error) {
+	lock, err := ReadLock(s.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	var out []MarketplaceCheckout
+	for name, e := range lock.Marketplaces {
+		m := MarketplaceCheckout{Name: name, Scope: s, Dir: s.MarketplaceDir(name), Entry: e, Location: s.Location}
+		if fi, err := os.Lstat(m.Dir); err != nil || !fi.IsDir() {
+			m.Missing = true
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// syncMarketplaces checks out every locked marketplace that is missing or
+// at another commit, at its locked commit (plugin install). The lock is
+// not changed.
+func (in *Installer) syncMarketplaces(ctx context.Context, lock *Lock) []SyncResult {
+	names := make([]string, 0, len(lock.Marketplaces))
+	for name := range lock.Marketplaces {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []SyncResult
+	for _, name := range names {
+		want := lock.Marketplaces[name]
+		r := SyncResult{Marketplace: name, Status: "ok"}
+		dir := in.Scope.MarketplaceDir(name)
+		st, err := readStamp(dir)
+		if err == nil && st.Name == name && st.Commit == want.Commit && st.Source == want.Source {
+			out = append(out, r)
+			continue
+		}
+		_, statErr := os.Lstat(dir)
+		spec, err := ParseSpec(want.Source, "", "/")
+		if err == nil {
+			spec.Ref = want.Commit
+			if want.Commit == "" {
+				spec.Ref = want.Ref
+			}
+			var stage string
+			stage, _, _, err = in.stageMarketplace(ctx, spec, func(string) (string, error) { return name, nil })
+			if err == nil {
+				// The stamp records the lock's entry, which stays as it is.
+				data, _ := json.Marshal(marketplaceStamp{Name: name, MarketplaceEntry: want})
+				if err = WriteFileAtomic(filepath.Join(stage, stampFile), data, 0o644); err == nil {
+					err = in.putMarketplace(lock, name, stage, want)
+				} else {
+					os.RemoveAll(stage)
+				}
+			}
+		}
+		switch {
+		case err != nil:
+			r.Status, r.Err = "failed", fmt.Errorf("install marketplace %s: %w", name, err)
+		case statErr == nil:
+			r.Status = "repaired"
+		default:
+			r.Status = "installed"
+		}
+		out = append(out, r)
+	}
+	return out
+}
