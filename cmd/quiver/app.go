@@ -88,6 +88,15 @@ func (a *App) run(ctx context.Context, args []string) int {
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)
+	code := a.execute(ctx, root)
+	if code == exitUsage && formatFlagGiven(args) {
+		return exitFailure
+	}
+	return code
+}
+
+// execute runs the command tree and maps the outcome to an exit code.
+func (a *App) execute(ctx context.Context, root *cobra.Command) int {
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
@@ -160,8 +169,9 @@ event.`,
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only data and errors")
 	pf.BoolVar(&a.noColor, "no-color", false, "never color the output")
 	root.AddCommand(a.newPluginCmd(), a.newHookCmd(), a.newDocCmd(skillKind), a.newDocCmd(recipeKind),
-		a.newMarketplaceCmd(), a.newSearchCmd(), a.newTrustCmd(), a.newDoctorCmd(), a.newVersionCmd())
+		a.newMarketplaceCmd(), a.newSearchCmd(), a.newAgentCmd(), a.newTrustCmd(), a.newDoctorCmd(), a.newVersionCmd())
 	a.wireCompletions(root)
+	a.resyncAfter(root)
 	return root
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -32,6 +34,10 @@ type hookRunOptions struct {
 	Timeout     string
 	FailClosed  bool
 	ExitCode    bool
+	// Format names the agent whose native input and output are used;
+	// AllowRewrites lets a rewritten input run without asking.
+	Format        string
+	AllowRewrites bool
 }
 
 func (a *App) newHookRunCmd() *cobra.Command {
@@ -65,6 +71,8 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 	f.StringVar(&o.Timeout, "timeout", "", "time limit per hook, a Go `duration` like 5s or 500ms (default $QUIVER_HOOK_TIMEOUT or 30s)")
 	f.BoolVar(&o.FailClosed, "fail-closed", false, "a failing blocking hook blocks the event")
 	f.BoolVar(&o.ExitCode, "exit-code", false, "exit 3 when the event was blocked")
+	f.StringVar(&o.Format, "format", "", "read and answer in `AGENT`'s own hook format ("+strings.Join(agents.Names(), ", ")+"); EVENT may be the agent's name for it")
+	f.BoolVar(&o.AllowRewrites, "allow-rewrites", false, "with --format: a rewritten tool input runs without asking the user")
 	return cmd
 }
 
@@ -163,6 +171,9 @@ func (a *App) readEventInput(cmd *cobra.Command, event, payloadFile, timeoutFlag
 }
 
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
+	if o.Format != "" {
+		return a.runHookRunAs(cmd, o)
+	}
 	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
 	if failClosed && hooks.Blocking(o.Event) {
 		// A read that blocks for good (a payload pipe held open, a
@@ -504,4 +515,115 @@ func (a *App) printHookTest(r hookTestJSON) {
 		verdict += "; notice for the user: " + r.Response.Notice
 	}
 	fmt.Fprintf(w, "verdict:   %s\n", visible(verdict))
+}
+
+// ---- hook run --format AGENT ----
+
+// formatFlagGiven reports whether --format appears among the arguments:
+// then the caller is an agent, to which exit 2 means "block" (on a stop
+// event: "keep going, as stderr says"), so quiver's own usage errors and
+// failures must exit 1. Decided before flag parsing, since a bad flag is
+// one of those errors.
+func formatFlagGiven(args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
+			return false
+		}
+		if arg == "--format" || strings.HasPrefix(arg, "--format=") {
+			return true
+		}
+	}
+	return false
+}
+
+// runHookRunAs answers an agent in its own format (SPEC §13): its native
+// input in, the same trigger as hook run, its native output and exit code
+// out.
+func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
+	ag, err := agents.Lookup(o.Format)
+	if err != nil {
+		return &usageError{err: err, cmd: cmd}
+	}
+	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
+	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	raw, err := a.readPayload(o.PayloadFile)
+	if err != nil {
+		return err
+	}
+	call, err := ag.Decode(o.Event, raw)
+	if err != nil {
+		if errors.Is(err, hooks.ErrPayload) {
+			return fmt.Errorf("%s's input is not a JSON object", ag.Title)
+		}
+		return &usageError{err: err, cmd: cmd}
+	}
+	data, _ := json.Marshal(call.Payload)
+	payload, err := hooks.ParsePayload(call.Event, data, layout.ProjectDir)
+	if err != nil {
+		return err
+	}
+	opts := agents.Options{AllowRewrites: o.AllowRewrites}
+	failedClosed := func(why string) *hooks.Result {
+		res := hooks.EmptyResult(call.Event)
+		res.Blocked, res.Decision = true, hooks.Block
+		res.Reason = why
+		return res
+	}
+	if failClosed && hooks.Blocking(call.Event) {
+		a.lastWords = func(ie interruptedError) int {
+			ans := ag.Encode(call, failedClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)), opts)
+			if !a.printAnswer(ans) {
+				return ie.exitCode()
+			}
+			return ans.Exit
+		}
+	}
+	res := hooks.EmptyResult(call.Event)
+	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
+		if res, err = a.fire(cmd.Context(), layout, call.Event, failClosed, timeout, payload); err != nil {
+			if !failClosed || !hooks.Blocking(call.Event) {
+				return err
+			}
+			a.warnf("quiver: %v", err)
+			res = failedClosed(fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err))
+		}
+	}
+	if ie, ok := interruption(cmd.Context()); ok {
+		if !failClosed || !hooks.Blocking(call.Event) {
+			return ie
+		}
+		res = failedClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
+	}
+	ans := ag.Encode(call, res, opts)
+	if !a.printAnswer(ans) {
+		select {} // lastWords answered and ends the process
+	}
+	if ans.Exit != 0 {
+		return exitCodeError(ans.Exit)
+	}
+	return nil
+}
+
+// printAnswer prints an agent's answer once (see printResult).
+func (a *App) printAnswer(ans agents.Answer) bool {
+	a.result.Lock()
+	defer a.result.Unlock()
+	if a.printed {
+		return false
+	}
+	a.printed = true
+	if len(ans.Stdout) > 0 {
+		a.Stdout.Write(append(ans.Stdout, '\n'))
+	}
+	if ans.Stderr != "" {
+		fmt.Fprintln(a.Stderr, visible(ans.Stderr))
+	}
+	return true
 }

@@ -1,0 +1,281 @@
+// Package agents describes the agents quiver wires itself into (Claude
+// Code, Codex, Gemini CLI, Cursor) and translates at their edge (SPEC
+// §13): an agent's native hook input becomes quiver's event and payload,
+// and quiver's combined result becomes the output and exit code that agent
+// reads. The translations are pure functions over bytes and plain data,
+// tested against the agents' published formats; the trigger in between is
+// the same one `hook run` uses.
+//
+// Where each fact comes from is in docs/agents.md.
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks"
+)
+
+// Event is one of an agent's events that quiver answers.
+type Event struct {
+	// Native is the agent's name for it (PreToolUse, BeforeTool, ...).
+	Native string
+	// Quiver is quiver's event.
+	Quiver string
+}
+
+// Call is one event as an agent sent it, in quiver's terms.
+type Call struct {
+	// Event is quiver's event; Native the agent's name for it.
+	Event, Native string
+	Payload       hooks.Payload
+}
+
+// Options change how a result is answered.
+type Options struct {
+	// AllowRewrites lets a rewritten tool input go ahead without asking
+	// the user (agent install --allow-rewrites).
+	AllowRewrites bool
+}
+
+// Answer is what quiver prints to the agent and the exit code it uses.
+type Answer struct {
+	Stdout []byte
+	// Stderr is shown by agents that read it on a non-zero exit.
+	Stderr string
+	Exit   int
+}
+
+// Agent is what quiver knows of one agent.
+type Agent struct {
+	// Name is what `agent install` takes; Title is for people.
+	Name, Title string
+	// ConfigLocal is the configuration file, relative to the project;
+	// ConfigGlobal relative to the home folder.
+	ConfigLocal, ConfigGlobal string
+	// Comments: the agent reads JSON with comments in that file.
+	Comments bool
+	// Events are the events quiver wires, in the order written.
+	Events []Event
+	// TimeoutUnit is the unit of the agent's timeout field.
+	TimeoutUnit time.Duration
+	// SkillsDir is where the agent reads skills (relative to the project
+	// or home); CommandsDir where it reads recipes as commands ("" when
+	// it has no such folder).
+	SkillsDir, CommandsDir string
+	// Settings are keys quiver sets when absent for hooks to work (a
+	// format version, a switch), as dotted paths and JSON values.
+	Settings []Setting
+
+	// entry builds the configuration element for one event, and keys
+	// leads to the array that holds it.
+	entry func(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage
+	keys  func(ev Event) []string
+	// decode reads the agent's input for the native event; encode answers.
+	decode func(ev Event, input map[string]json.RawMessage) hooks.Payload
+	encode func(c Call, r *hooks.Result, o Options) Answer
+}
+
+// Setting is a key an agent needs set for quiver's hooks to run.
+type Setting struct {
+	Keys  []string
+	Value json.RawMessage
+}
+
+// All lists the agents, by name.
+func All() []*Agent { return []*Agent{Claude, Codex, Cursor, Gemini} }
+
+// Names lists the agents' names.
+func Names() []string {
+	var n []string
+	for _, a := range All() {
+		n = append(n, a.Name)
+	}
+	return n
+}
+
+// Lookup finds an agent by name.
+func Lookup(name string) (*Agent, error) {
+	for _, a := range All() {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown agent %q; want one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Marker is what every command quiver writes for the agent contains: how
+// quiver recognises its own entries.
+func (a *Agent) Marker() string { return "hook run --format " + a.Name }
+
+// Command is the command line the agent runs for ev.
+func (a *Agent) Command(quiver string, ev Event, allowRewrites bool) string {
+	cmd := shellQuote(quiver) + " " + a.Marker()
+	if allowRewrites {
+		cmd += " --allow-rewrites"
+	}
+	return cmd + " " + ev.Quiver
+}
+
+// Timeout is the time the agent gives quiver for one event: the agent
+// kills a slower command, and most then carry on as if nothing was said.
+// quiver's own per-hook limit (30 s) is far below it.
+const Timeout = 10 * time.Minute
+
+// Entry is the configuration element for ev and the keys leading to the
+// array that holds it.
+func (a *Agent) Entry(ev Event, command string) (keys []string, elem json.RawMessage) {
+	return a.keys(ev), a.entry(a, ev, command, Timeout)
+}
+
+// timeoutIn writes d in the agent's unit.
+func (a *Agent) timeoutIn(d time.Duration) int64 { return int64(d / a.TimeoutUnit) }
+
+// Resolve finds the event a `hook run --format` argument names: quiver's
+// event name (what agent install writes) or the agent's own.
+func (a *Agent) Resolve(name string) (Event, error) {
+	for _, ev := range a.Events {
+		if ev.Quiver == name || ev.Native == name {
+			return ev, nil
+		}
+	}
+	var names []string
+	for _, ev := range a.Events {
+		names = append(names, ev.Quiver+" ("+ev.Native+")")
+	}
+	return Event{}, fmt.Errorf("%s has no event %q that quiver answers; want one of %s", a.Title, name, strings.Join(names, ", "))
+}
+
+// Decode reads the agent's native input for the event named by arg. An
+// empty input is an empty object. Fields quiver does not know pass
+// through to the hooks untouched.
+func (a *Agent) Decode(arg string, input []byte) (Call, error) {
+	ev, err := a.Resolve(arg)
+	if err != nil {
+		return Call{}, err
+	}
+	in := map[string]json.RawMessage{}
+	if len(strings.TrimSpace(string(input))) > 0 {
+		if err := json.Unmarshal(input, &in); err != nil || in == nil {
+			return Call{}, hooks.ErrPayload
+		}
+	}
+	// The event the input names picks among events that share quiver's
+	// (Stop and SubagentStop are both agent_stop).
+	if named := str(in, a.eventField()); named != "" && named != ev.Native {
+		for _, other := range a.Events {
+			if other.Native == named && other.Quiver == ev.Quiver {
+				ev = other
+			}
+		}
+	}
+	p := a.decode(ev, in)
+	delete(p, "event")
+	p["event"], _ = json.Marshal(ev.Quiver)
+	return Call{Event: ev.Quiver, Native: ev.Native, Payload: p}, nil
+}
+
+// eventField is where every agent's input names its event.
+func (a *Agent) eventField() string { return "hook_event_name" }
+
+// Encode answers the agent with quiver's combined result.
+func (a *Agent) Encode(c Call, r *hooks.Result, o Options) Answer { return a.encode(c, r, o) }
+
+// ---- helpers shared by the formats ----
+
+func str(m map[string]json.RawMessage, k string) string {
+	var s string
+	json.Unmarshal(m[k], &s)
+	return s
+}
+
+// rename copies from to to (when to is absent); the original stays, as
+// unknown fields pass through.
+func rename(m map[string]json.RawMessage, from, to string) {
+	if v, ok := m[from]; ok {
+		if _, has := m[to]; !has {
+			m[to] = v
+		}
+	}
+}
+
+func setString(m map[string]json.RawMessage, k, v string) {
+	m[k], _ = json.Marshal(v)
+}
+
+// texts joins context or notices, each piece naming the hook that wrote
+// it, so the model (or the person) can tell them apart.
+func texts(list *[]hooks.Text) string {
+	if list == nil {
+		return ""
+	}
+	var parts []string
+	for _, t := range *list {
+		if t.Text == "" {
+			continue
+		}
+		parts = append(parts, "["+t.Hook+"] "+t.Text)
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// followUps joins agent_stop's follow-up messages: strings as they are,
+// anything else as its JSON.
+func followUps(r *hooks.Result) string {
+	if r.FollowUpMessages == nil {
+		return ""
+	}
+	var parts []string
+	for _, raw := range *r.FollowUpMessages {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			parts = append(parts, s)
+		} else {
+			parts = append(parts, string(raw))
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// rewriteReason is what the agent shows when it asks about a rewritten
+// tool call.
+const rewriteReason = "quiver hooks rewrote this tool call; approve the new input to run it"
+
+func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("{}")
+	}
+	return b
+}
+
+// shellQuote quotes a path for sh -c when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// events is shorthand for a table of events.
+func events(pairs ...string) []Event {
+	var evs []Event
+	for i := 0; i+1 < len(pairs); i += 2 {
+		evs = append(evs, Event{Native: pairs[i], Quiver: pairs[i+1]})
+	}
+	return evs
+}
+
+// The quiver events, by their discovery names.
+const (
+	sessionStart    = discovery.SessionStart
+	beforeToolCall  = discovery.BeforeToolCall
+	afterToolCall   = discovery.AfterToolCall
+	userMessageSend = discovery.UserMessageSend
+	agentStop       = discovery.AgentStop
+)

@@ -1,0 +1,133 @@
+package agents
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/hooks"
+)
+
+// Cursor is Cursor's agent: .cursor/hooks.json with a format version and
+// flat handler lists, camelCase event names, conversation_id for the
+// session and snake_case outputs (permission, followup_message).
+var Cursor = &Agent{
+	Name:         "cursor",
+	Title:        "Cursor",
+	ConfigLocal:  ".cursor/hooks.json",
+	ConfigGlobal: ".cursor/hooks.json",
+	Events: events(
+		"sessionStart", sessionStart,
+		"preToolUse", beforeToolCall,
+		"postToolUse", afterToolCall,
+		"beforeSubmitPrompt", userMessageSend,
+		"stop", agentStop,
+		"subagentStop", agentStop,
+	),
+	TimeoutUnit: time.Second,
+	SkillsDir:   ".cursor/skills",
+	CommandsDir: ".cursor/commands",
+	Settings:    []Setting{{Keys: []string{"version"}, Value: json.RawMessage("1")}},
+	keys:        hooksArray,
+	entry:       cursorHandler,
+	decode:      cursorDecode,
+	encode:      cursorEncode,
+}
+
+func cursorHandler(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {
+	return marshal(struct {
+		Command string `json:"command"`
+		Timeout int64  `json:"timeout"`
+	}{command, a.timeoutIn(timeout)})
+}
+
+func cursorDecode(ev Event, in map[string]json.RawMessage) hooks.Payload {
+	rename(in, "conversation_id", "conv_id")
+	rename(in, "session_id", "conv_id")
+	rename(in, "tool_use_id", "tool_user_id")
+	rename(in, "prompt", "message")
+	if _, ok := in["cwd"]; !ok {
+		var roots []string
+		if json.Unmarshal(in["workspace_roots"], &roots) == nil && len(roots) > 0 {
+			setString(in, "cwd", roots[0])
+		}
+	}
+	if ev.Quiver == agentStop {
+		by := "main"
+		if ev.Native == "subagentStop" {
+			by = "subagent"
+		}
+		setString(in, "invoked_by", by)
+	}
+	return hooks.Payload(in)
+}
+
+type cursorOutput struct {
+	Permission   string `json:"permission,omitempty"`
+	UserMessage  string `json:"user_message,omitempty"`
+	AgentMessage string `json:"agent_message,omitempty"`
+	// Decision and Reason are what older Cursor versions read on
+	// preToolUse; newer ones read permission.
+	Decision          string          `json:"decision,omitempty"`
+	Reason            string          `json:"reason,omitempty"`
+	UpdatedInput      json.RawMessage `json:"updated_input,omitempty"`
+	UpdatedMCPOutput  json.RawMessage `json:"updated_mcp_tool_output,omitempty"`
+	AdditionalContext string          `json:"additional_context,omitempty"`
+	Continue          *bool           `json:"continue,omitempty"`
+	FollowUp          string          `json:"followup_message,omitempty"`
+}
+
+func cursorEncode(c Call, r *hooks.Result, o Options) Answer {
+	var out cursorOutput
+	out.UserMessage = texts(r.Notices)
+	context := texts(r.Context)
+	deny := func(reason string) {
+		out.Permission, out.Decision = "deny", "deny"
+		out.Reason, out.AgentMessage = reason, reason
+		out.UserMessage = joinNonEmpty(reason, out.UserMessage)
+	}
+	switch c.Event {
+	case sessionStart:
+		out.AdditionalContext = context
+	case beforeToolCall:
+		switch {
+		case r.Blocked:
+			deny(r.Reason)
+		case r.Decision == hooks.Ask:
+			// Cursor accepts "ask" on preToolUse but does not enforce
+			// it: a guard that wants approval is not overruled.
+			deny("this needs the user's approval, which Cursor does not ask for from a hook: " + r.Reason)
+		case r.Input != nil:
+			out.UpdatedInput = r.Input
+			if o.AllowRewrites {
+				out.Permission, out.Decision = "allow", "allow"
+			}
+		}
+	case afterToolCall:
+		out.AdditionalContext = context
+		out.UpdatedMCPOutput = r.Output
+	case userMessageSend:
+		if r.Blocked {
+			f := false
+			out.Continue = &f
+			out.UserMessage = joinNonEmpty(r.Reason, out.UserMessage)
+		}
+	case agentStop:
+		if msg := followUps(r); msg != "" {
+			if context != "" {
+				msg += "\n\n" + context
+			}
+			out.FollowUp = msg
+		}
+	}
+	return Answer{Stdout: marshal(out)}
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}

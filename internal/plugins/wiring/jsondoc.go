@@ -1,0 +1,382 @@
+package wiring
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// Doc is an agent's JSON configuration file held as an exact syntax tree
+// (hujson keeps every byte: key order, whitespace, and the comments of the
+// agents that allow them), so that what quiver does not change is written
+// back byte for byte, and what it adds is indented like its neighbours.
+type Doc struct {
+	root hujson.Value
+	// unit is one level of indentation, as the file writes it; multiline
+	// is false for a file written on one line, where quiver adds its
+	// entries on that line too.
+	unit      string
+	multiline bool
+	// newline: the file ends with one (or is new), and keeps doing so.
+	newline bool
+}
+
+// ErrShape is wrapped when a key quiver needs holds a value of another
+// kind ("hooks" is a string): quiver will not guess, and changes nothing.
+var ErrShape = errors.New("unexpected shape")
+
+// ParseDoc reads a configuration document. Empty input is an empty object.
+// comments allows JWCC (comments, trailing commas), for agents whose
+// settings allow them; otherwise the file must be standard JSON, since the
+// agent itself would not read anything else.
+func ParseDoc(data []byte, comments bool) (*Doc, error) {
+	newline := len(bytes.TrimSpace(data)) == 0 || bytes.HasSuffix(data, []byte("\n"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if !comments && !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		return nil, fmt.Errorf("not valid JSON: %v", err)
+	}
+	v, err := hujson.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON: %v", err)
+	}
+	if _, ok := v.Value.(*hujson.Object); !ok {
+		return nil, fmt.Errorf("%w: the file holds a JSON %s, not an object", ErrShape, kindName(v.Value.Kind()))
+	}
+	d := &Doc{root: v, unit: "  ", multiline: true, newline: newline}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 2 {
+		d.multiline = bytes.Contains(trimmed, []byte("\n"))
+		if u := indentUnit(data); u != "" {
+			d.unit = u
+		}
+	}
+	return d, nil
+}
+
+// Bytes is the document as it would be written.
+func (d *Doc) Bytes() []byte {
+	b := d.root.Pack()
+	if d.newline && !bytes.HasSuffix(b, []byte("\n")) {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// Empty reports whether the document is an object without members.
+func (d *Doc) Empty() bool {
+	return len(d.root.Value.(*hujson.Object).Members) == 0
+}
+
+// indentUnit is the leading whitespace of the first indented line.
+func indentUnit(data []byte) string {
+	for _, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimLeft(line, " \t")
+		if trimmed != "" && len(trimmed) < len(line) {
+			return line[:len(line)-len(trimmed)]
+		}
+	}
+	return ""
+}
+
+func kindName(k hujson.Kind) string {
+	switch k {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 'n':
+		return "null"
+	}
+	return "boolean"
+}
+
+// lookup finds the member key of obj.
+func lookup(obj *hujson.Object, key string) (int, *hujson.Value) {
+	for i := range obj.Members {
+		if name, ok := obj.Members[i].Name.Value.(hujson.Literal); ok && name.String() == key {
+			return i, &obj.Members[i].Value
+		}
+	}
+	return -1, nil
+}
+
+// Get returns the raw JSON at keys (nil when absent).
+func (d *Doc) Get(keys ...string) json.RawMessage {
+	v := &d.root
+	for _, k := range keys {
+		obj, ok := v.Value.(*hujson.Object)
+		if !ok {
+			return nil
+		}
+		if _, v = lookup(obj, k); v == nil {
+			return nil
+		}
+	}
+	return minimal(v)
+}
+
+// minimal is a value as standard, compact JSON.
+func minimal(v *hujson.Value) json.RawMessage {
+	c := v.Clone()
+	c.Minimize()
+	return json.RawMessage(c.Pack())
+}
+
+// object returns the object at keys, creating the missing ones; created
+// gets the dotted path of each object it made.
+func (d *Doc) object(keys []string, created *[]string) (*hujson.Object, error) {
+	obj := d.root.Value.(*hujson.Object)
+	for i, k := range keys {
+		_, v := lookup(obj, k)
+		if v == nil {
+			v = d.insert(obj, i+1, k, hujson.Value{Value: &hujson.Object{}})
+			*created = append(*created, strings.Join(keys[:i+1], "."))
+		}
+		next, ok := v.Value.(*hujson.Object)
+		if !ok {
+			return nil, fmt.Errorf("%w: %q is a JSON %s, not an object", ErrShape, strings.Join(keys[:i+1], "."), kindName(v.Value.Kind()))
+		}
+		obj = next
+	}
+	return obj, nil
+}
+
+// Array returns the elements of the array at keys as compact JSON (nil
+// when absent), or an error when something else is there.
+func (d *Doc) Array(keys ...string) ([]json.RawMessage, error) {
+	arr, err := d.array(keys, nil)
+	if arr == nil || err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(arr.Elements))
+	for i := range arr.Elements {
+		out[i] = minimal(&arr.Elements[i])
+	}
+	return out, nil
+}
+
+// array finds the array at keys; with created non-nil it creates it and
+// the objects above it.
+func (d *Doc) array(keys []string, created *[]string) (*hujson.Array, error) {
+	last := len(keys) - 1
+	var parent *hujson.Object
+	if created != nil {
+		var err error
+		if parent, err = d.object(keys[:last], created); err != nil {
+			return nil, err
+		}
+	} else {
+		raw := d.Get(keys[:last]...)
+		if raw == nil {
+			return nil, nil
+		}
+		v := &d.root
+		for _, k := range keys[:last] {
+			_, v = lookup(v.Value.(*hujson.Object), k)
+		}
+		obj, ok := v.Value.(*hujson.Object)
+		if !ok {
+			return nil, fmt.Errorf("%w: %q is a JSON %s, not an object", ErrShape, strings.Join(keys[:last], "."), kindName(v.Value.Kind()))
+		}
+		parent = obj
+	}
+	_, v := lookup(parent, keys[last])
+	if v == nil {
+		if created == nil {
+			return nil, nil
+		}
+		v = d.insert(parent, len(keys), keys[last], hujson.Value{Value: &hujson.Array{}})
+		*created = append(*created, strings.Join(keys, "."))
+	}
+	arr, ok := v.Value.(*hujson.Array)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q is a JSON %s, not an array", ErrShape, strings.Join(keys, "."), kindName(v.Value.Kind()))
+	}
+	return arr, nil
+}
+
+// Append adds elem (any JSON) at the end of the array at keys, creating
+// the array and the objects above it as needed; created gets what it made.
+func (d *Doc) Append(keys []string, elem json.RawMessage, created *[]string) error {
+	arr, err := d.array(keys, created)
+	if err != nil {
+		return err
+	}
+	depth := len(keys) + 1
+	before := d.lineBreak(depth)
+	if n := len(arr.Elements); n > 0 {
+		before = arr.Elements[n-1].BeforeExtra
+	}
+	v, err := d.format(elem, before)
+	if err != nil {
+		return err
+	}
+	d.openUp(&arr.AfterExtra, depth-1)
+	arr.Elements = append(arr.Elements, v)
+	return nil
+}
+
+// Replace sets element i of the array at keys to elem, in place.
+func (d *Doc) Replace(keys []string, i int, elem json.RawMessage) error {
+	arr, err := d.array(keys, nil)
+	if err != nil || arr == nil || i >= len(arr.Elements) {
+		return fmt.Errorf("%w: no element %d at %q", ErrShape, i, strings.Join(keys, "."))
+	}
+	old := arr.Elements[i]
+	v, err := d.format(elem, old.BeforeExtra)
+	if err != nil {
+		return err
+	}
+	v.AfterExtra = old.AfterExtra
+	arr.Elements[i] = v
+	return nil
+}
+
+// Remove deletes the elements of the array at keys for which drop says
+// so, and reports how many it removed.
+func (d *Doc) Remove(keys []string, drop func(i int, elem json.RawMessage) bool) (int, error) {
+	arr, err := d.array(keys, nil)
+	if err != nil || arr == nil {
+		return 0, err
+	}
+	kept := arr.Elements[:0]
+	n := 0
+	for i := range arr.Elements {
+		if drop(i, minimal(&arr.Elements[i])) {
+			n++
+			continue
+		}
+		kept = append(kept, arr.Elements[i])
+	}
+	arr.Elements = kept
+	if len(kept) == 0 {
+		closeUp(&arr.AfterExtra)
+	}
+	return n, nil
+}
+
+// SetIfAbsent sets keys to value when nothing is there, creating the
+// objects above it; created gets what it made (including keys itself).
+func (d *Doc) SetIfAbsent(keys []string, value json.RawMessage, created *[]string) error {
+	if d.Get(keys...) != nil {
+		return nil
+	}
+	last := len(keys) - 1
+	parent, err := d.object(keys[:last], created)
+	if err != nil {
+		return err
+	}
+	v, err := d.format(value, nil)
+	if err != nil {
+		return err
+	}
+	d.insert(parent, len(keys), keys[last], v)
+	*created = append(*created, strings.Join(keys, "."))
+	return nil
+}
+
+// Delete removes the member at keys, if present. keep may veto it, given
+// the member's value as compact JSON (quiver deletes a key it created
+// only while it holds what quiver put there).
+func (d *Doc) Delete(keys []string, keep func(json.RawMessage) bool) {
+	last := len(keys) - 1
+	v := &d.root
+	for _, k := range keys[:last] {
+		obj, ok := v.Value.(*hujson.Object)
+		if !ok {
+			return
+		}
+		if _, v = lookup(obj, k); v == nil {
+			return
+		}
+	}
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		return
+	}
+	i, member := lookup(obj, keys[last])
+	if member == nil || (keep != nil && keep(minimal(member))) {
+		return
+	}
+	obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
+	if len(obj.Members) == 0 {
+		closeUp(&obj.AfterExtra)
+	}
+}
+
+// insert adds member key at the end of obj (whose members sit at depth).
+func (d *Doc) insert(obj *hujson.Object, depth int, key string, v hujson.Value) *hujson.Value {
+	name := hujson.Value{BeforeExtra: d.lineBreak(depth), Value: hujson.String(key)}
+	if n := len(obj.Members); n > 0 {
+		name.BeforeExtra = obj.Members[n-1].Name.BeforeExtra
+		if v.BeforeExtra == nil {
+			v.BeforeExtra = obj.Members[n-1].Value.BeforeExtra
+		}
+	} else if v.BeforeExtra == nil && d.multiline {
+		v.BeforeExtra = hujson.Extra(" ")
+	}
+	d.openUp(&obj.AfterExtra, depth-1)
+	obj.Members = append(obj.Members, hujson.ObjectMember{Name: name, Value: v})
+	return &obj.Members[len(obj.Members)-1].Value
+}
+
+// lineBreak is the whitespace before a value at depth: a newline and the
+// indentation in a multi-line file, nothing in a one-line file.
+func (d *Doc) lineBreak(depth int) hujson.Extra {
+	if !d.multiline {
+		return nil
+	}
+	return hujson.Extra("\n" + strings.Repeat(d.unit, depth))
+}
+
+// openUp puts the closing bracket of a composite that had no members on a
+// line of its own (at depth), as it will now hold some.
+func (d *Doc) openUp(after *hujson.Extra, depth int) {
+	if d.multiline && !bytes.Contains(*after, []byte("\n")) && len(bytes.TrimSpace(*after)) == 0 {
+		*after = hujson.Extra("\n" + strings.Repeat(d.unit, depth))
+	}
+}
+
+// closeUp returns an emptied composite to "{}" or "[]" (unless comments
+// live there).
+func closeUp(after *hujson.Extra) {
+	if len(bytes.TrimSpace(*after)) == 0 {
+		*after = nil
+	}
+}
+
+// format parses elem and indents it to continue after before (the
+// whitespace that will precede it).
+func (d *Doc) format(elem json.RawMessage, before hujson.Extra) (hujson.Value, error) {
+	var text []byte
+	var buf bytes.Buffer
+	if d.multiline {
+		prefix := string(before)
+		if i := strings.LastIndexByte(prefix, '\n'); i >= 0 {
+			prefix = prefix[i+1:]
+		}
+		if err := json.Indent(&buf, elem, prefix, d.unit); err != nil {
+			return hujson.Value{}, err
+		}
+	} else if err := json.Compact(&buf, elem); err != nil {
+		return hujson.Value{}, err
+	}
+	text = buf.Bytes()
+	v, err := hujson.Parse(text)
+	if err != nil {
+		return hujson.Value{}, err
+	}
+	v.BeforeExtra = before
+	return v, nil
+}

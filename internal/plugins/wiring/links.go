@@ -1,0 +1,184 @@
+package wiring
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Item is a skill or recipe an agent should see.
+type Item struct {
+	// Name is the full quiver name (acme/guard/review); Own is the
+	// item's own name (review; for recipes a path such as ops/deploy).
+	Name, Own string
+	// Path is the skill folder or recipe file (absolute).
+	Path string
+}
+
+// LinkDir is a folder of the agent's where one kind of item goes.
+type LinkDir struct {
+	// Dir is relative to the base folder: ".claude/skills".
+	Dir string
+	// Suffix is added to each link's name (".md" for recipe files).
+	Suffix string
+	Items  []Item
+}
+
+// SyncLinks makes the links quiver keeps under base match dirs: a link
+// per item, named by the item's own name ("/" becomes "-"), or by its
+// full name when two items would share one or when the name is taken by
+// a file quiver did not make. It creates, updates and removes only links
+// it recorded (prev) and finds still as it made them; anything else in
+// those folders, such as a user's own skill of the same name, is never
+// touched. It returns the links now kept, and a warning for each item it
+// could not link.
+func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings []string, err error) {
+	type want struct {
+		target, item string
+	}
+	wanted := map[string]want{}
+	var order []string
+	taken := func(rel string) bool {
+		_, ok := wanted[rel]
+		return ok
+	}
+	prevAt := map[string]Link{}
+	for _, l := range prev {
+		prevAt[l.Path] = l
+	}
+	for _, d := range dirs {
+		count := map[string]int{}
+		for _, it := range d.Items {
+			count[flat(it.Own)]++
+		}
+		items := append([]Item(nil), d.Items...)
+		sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+		for _, it := range items {
+			names := []string{flat(it.Name)}
+			if count[flat(it.Own)] == 1 {
+				names = []string{flat(it.Own), flat(it.Name)}
+			}
+			placed := false
+			for _, n := range names {
+				rel := filepath.ToSlash(filepath.Join(d.Dir, n+d.Suffix))
+				if taken(rel) {
+					continue
+				}
+				if _, err := os.Lstat(filepath.Join(base, rel)); err == nil {
+					if l, ours := prevAt[rel]; !ours || !isOurLink(base, l) {
+						continue // someone else's file: never touched
+					}
+				}
+				target := it.Path
+				if r, err := filepath.Rel(filepath.Join(base, filepath.Dir(rel)), it.Path); err == nil {
+					target = r
+				}
+				wanted[rel] = want{target: target, item: it.Name}
+				order = append(order, rel)
+				placed = true
+				break
+			}
+			if !placed {
+				warnings = append(warnings, fmt.Sprintf("%s is not linked into %s: %s and %s are taken by files quiver did not make",
+					it.Name, d.Dir, flat(it.Own)+d.Suffix, flat(it.Name)+d.Suffix))
+			}
+		}
+	}
+	// Remove what is no longer wanted, or wanted elsewhere.
+	for _, l := range prev {
+		w, ok := wanted[l.Path]
+		if ok && w.target == l.Target && isOurLink(base, l) {
+			continue
+		}
+		if isOurLink(base, l) {
+			if err := safeParents(base, l.Path, false); err != nil {
+				return nil, warnings, err
+			}
+			if err := os.Remove(filepath.Join(base, l.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, warnings, fmt.Errorf("remove link %s: %w", l.Path, err)
+			}
+		}
+	}
+	for _, rel := range order {
+		w := wanted[rel]
+		l := Link{Path: rel, Target: w.target, Item: w.item}
+		if p, ok := prevAt[rel]; ok && p.Target == w.target && isOurLink(base, p) {
+			kept = append(kept, l)
+			continue
+		}
+		if err := safeParents(base, rel, true); err != nil {
+			return kept, warnings, err
+		}
+		if err := os.Symlink(w.target, filepath.Join(base, rel)); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				warnings = append(warnings, fmt.Sprintf("%s is not linked: %s appeared meanwhile", w.item, rel))
+				continue
+			}
+			return kept, warnings, fmt.Errorf("link %s: %w", rel, err)
+		}
+		kept = append(kept, l)
+	}
+	return kept, warnings, nil
+}
+
+// RemoveLinks removes the recorded links that are still as quiver made
+// them.
+func RemoveLinks(base string, links []Link) error {
+	_, _, err := SyncLinks(base, nil, links)
+	return err
+}
+
+// flat turns a name into one file name: "/" becomes "-".
+func flat(name string) string { return strings.ReplaceAll(name, "/", "-") }
+
+// isOurLink reports whether l is still the symbolic link quiver made: a
+// link (not a file or folder someone put there) with the recorded target.
+func isOurLink(base string, l Link) bool {
+	p := filepath.Join(base, l.Path)
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	t, err := os.Readlink(p)
+	return err == nil && t == l.Target
+}
+
+// safeParents checks that every folder from base down to rel's parent is
+// a real folder, not a link that would take the write elsewhere (a
+// repository may commit .claude as a link); create makes missing ones.
+func safeParents(base, rel string, create bool) error {
+	dir := base
+	parts := strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/")
+	for _, part := range parts {
+		if part == "." || part == "" {
+			continue
+		}
+		if part == ".." {
+			return fmt.Errorf("link path %s leaves %s", rel, base)
+		}
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && create:
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+		case err != nil:
+			return err
+		case !fi.IsDir():
+			return fmt.Errorf("%s is %s, not a folder; quiver will not write through it", dir, kindOf(fi.Mode()))
+		}
+	}
+	return nil
+}
+
+func kindOf(m fs.FileMode) string {
+	if m&fs.ModeSymlink != 0 {
+		return "a symbolic link"
+	}
+	return "a file"
+}

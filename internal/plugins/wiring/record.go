@@ -1,0 +1,124 @@
+package wiring
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
+)
+
+// RecordFile is the name of the record in a scope's root.
+const RecordFile = "agents.yaml"
+
+// Record is a scope's agents.yaml: which agents quiver is wired into and
+// what it made in their files, so that it changes and removes only that.
+type Record struct {
+	Version int                     `yaml:"version"`
+	Agents  map[string]*AgentRecord `yaml:"agents"`
+}
+
+// AgentRecord is what quiver made for one agent.
+type AgentRecord struct {
+	// Config is the configuration file quiver wrote (for people; quiver
+	// computes the path itself and never takes it from here).
+	Config string `yaml:"config"`
+	// Command is the quiver the agent calls; AllowRewrites is whether
+	// its command carries --allow-rewrites.
+	Command       string `yaml:"command"`
+	AllowRewrites bool   `yaml:"allow_rewrites,omitempty"`
+	// Created lists the keys quiver added to the file (dotted paths);
+	// CreatedFile says quiver created the file itself.
+	Created     []string `yaml:"created,omitempty"`
+	CreatedFile bool     `yaml:"created_file,omitempty"`
+	// Links are the skill and recipe links quiver keeps for the agent.
+	Links []Link `yaml:"links,omitempty"`
+}
+
+// Link is one symbolic link quiver made in an agent's folder.
+type Link struct {
+	// Path is the link, relative to the folder the agent's paths start
+	// from (the project, or the home folder): ".claude/skills/review".
+	Path string `yaml:"path"`
+	// Target is what the link points at, as written in the link.
+	Target string `yaml:"target"`
+	// Item is the quiver item it shows.
+	Item string `yaml:"item"`
+}
+
+const maxRecord = 1 << 20
+
+// ReadRecord reads a scope's agents.yaml; a missing file is an empty
+// record. The file may have come with a repository: every link path is
+// checked (relative, no "..") before anything uses it, and one that fails
+// the check is dropped (never acted on).
+func ReadRecord(path string) (*Record, error) {
+	r := &Record{Version: 1, Agents: map[string]*AgentRecord{}}
+	data, err := safefs.ReadFile(path, maxRecord)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(data, r); err != nil {
+		return nil, fmt.Errorf("read %s: %v", path, err)
+	}
+	if r.Agents == nil {
+		r.Agents = map[string]*AgentRecord{}
+	}
+	for name, a := range r.Agents {
+		if a == nil {
+			delete(r.Agents, name)
+			continue
+		}
+		kept := a.Links[:0]
+		for _, l := range a.Links {
+			if _, err := safefs.RelPath(l.Path); err == nil && l.Target != "" {
+				kept = append(kept, l)
+			}
+		}
+		a.Links = kept
+	}
+	return r, nil
+}
+
+// Write replaces path with the record, atomically; an empty record
+// removes the file.
+func (r *Record) Write(path string) error {
+	if len(r.Agents) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	for _, a := range r.Agents {
+		sort.Slice(a.Links, func(i, j int) bool { return a.Links[i].Path < a.Links[j].Path })
+	}
+	var buf bytes.Buffer
+	buf.WriteString("# agents.yaml: written by quiver; what it added to agents' configuration and folders\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	r.Version = 1
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	enc.Close()
+	return plugins.WriteFileAtomic(path, buf.Bytes(), 0o644)
+}
+
+// Names returns the wired agents' names, sorted.
+func (r *Record) Names() []string {
+	names := make([]string, 0, len(r.Agents))
+	for n := range r.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
