@@ -206,7 +206,6 @@ func setting(c Config, keys []string) (Setting, bool) {
 	return Setting{}, false
 }
 
-
 func dedupe(s []string) []string {
 	var out []string
 	for _, v := range s {
