@@ -1,0 +1,241 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/quiver-cli/quiver/internal/gitserver"
+	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
+)
+
+// TestRealMarketplaces adds marketplaces nobody here wrote, from public
+// snapshots served by the loopback git server (QUIVER_TEST_SNAPSHOTS, laid
+// out as in TestRealClaudePlugins; skipped without it): search lists
+// exactly the entries of each marketplace.json, and every relative-path
+// entry of claude-plugins-official installs when it carries hooks, skills
+// or commands, and is otherwise refused with an error naming what it does
+// carry (SPEC §12). The counts are logged (go test -v).
+func TestRealMarketplaces(t *testing.T) {
+	snaps := os.Getenv("QUIVER_TEST_SNAPSHOTS")
+	if snaps == "" {
+		t.Skip("QUIVER_TEST_SNAPSHOTS is not set")
+	}
+	type market struct{ repo, snapshot, dir string }
+	markets := []*market{
+		{repo: "anthropics/claude-plugins-official"},
+		{repo: "wshobson/agents"},
+	}
+	for _, m := range markets {
+		m.snapshot = filepath.Join(snaps, strings.Replace(m.repo, "/", "+", 1), "repo")
+		if _, err := os.Stat(m.snapshot); err != nil {
+			t.Skipf("snapshot %s is missing", m.snapshot)
+		}
+	}
+	srv := gitserver.New(t, gitserver.Options{})
+	for _, m := range markets {
+		m.dir = exportSnapshot(t, m.snapshot)
+		if _, err := srv.Commit(m.repo, "main", m.dir, "snapshot"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, srv)
+
+	// Every entry of each marketplace.json, whatever quiver thinks of it.
+	var official marketplaceDoc
+	total := 0
+	for _, m := range markets {
+		var doc marketplaceDoc
+		data, err := os.ReadFile(filepath.Join(m.dir, filepath.FromSlash(marketplace.File)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", m.repo, err)
+		}
+		if m.repo == "anthropics/claude-plugins-official" {
+			official = doc
+		}
+		h.must("marketplace", "add", m.repo)
+		var found []searchJSON
+		r := h.must("search", "--json", "--marketplace", doc.Name)
+		if err := json.Unmarshal([]byte(r.stdout), &found); err != nil {
+			t.Fatalf("search --json: %v\n%s", err, r)
+		}
+		if len(found) != len(doc.Plugins) {
+			t.Errorf("%s: search lists %d entries, marketplace.json has %d", m.repo, len(found), len(doc.Plugins))
+		}
+		for _, f := range found {
+			if f.Problem != "" {
+				t.Errorf("%s: entry %s cannot be installed: %s", m.repo, f.Name, f.Problem)
+			}
+		}
+		t.Logf("%s (%s): %d entries, search lists %d", m.repo, doc.Name, len(doc.Plugins), len(found))
+		total += len(doc.Plugins)
+	}
+	var all []searchJSON
+	if err := json.Unmarshal([]byte(h.must("search", "--json").stdout), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != total {
+		t.Errorf("search over both lists %d entries, want %d", len(all), total)
+	}
+
+	// Each relative-path entry of the official marketplace, judged from
+	// its folder in the snapshot and its own entry, then installed.
+	officialDir := markets[0].dir
+	installed, refused := 0, map[string][]string{}
+	for _, e := range official.Plugins {
+		var rel string
+		if json.Unmarshal(e.Source, &rel) != nil {
+			continue
+		}
+		folder := filepath.Join(officialDir, filepath.FromSlash(strings.TrimPrefix(rel, "./")))
+		usable, carries := judgeFolder(t, folder, e.Fields)
+		r := h.run("", "plugin", "add", e.Name+"@"+official.Name)
+		if reason := cleanOutcome(r); reason != "" {
+			t.Errorf("plugin add %s: %s\n%s", e.Name, reason, r)
+			continue
+		}
+		switch {
+		case usable && r.code != 0:
+			t.Errorf("%s carries hooks, skills or commands but was refused:\n%s", e.Name, r)
+		case usable:
+			installed++
+		case r.code == 0:
+			t.Errorf("%s carries none of hooks, skills or commands (only %v) but installed:\n%s", e.Name, carries, r)
+		case len(carries) == 0:
+			t.Errorf("%s carries nothing at all; refused:\n%s", e.Name, r)
+		default:
+			for _, what := range carries {
+				if !strings.Contains(r.stderr, what) {
+					t.Errorf("%s carries %s, and the refusal does not say so:\n%s", e.Name, what, r.stderr)
+				}
+			}
+			key := strings.Join(carries, " and ")
+			refused[key] = append(refused[key], e.Name)
+		}
+	}
+	n := 0
+	for _, names := range refused {
+		n += len(names)
+	}
+	t.Logf("%s relative-path entries: %d installed, %d refused", official.Name, installed, n)
+	kinds := make([]string, 0, len(refused))
+	for k := range refused {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		t.Logf("  refused, carrying only %s: %d (%s)", k, len(refused[k]), strings.Join(refused[k], ", "))
+	}
+	if r := h.run("", "plugin", "verify"); r.code != 0 {
+		t.Errorf("the installed plugins do not verify:\n%s", r)
+	}
+	if r := h.run("", "hook", "list", "--all", "--json"); r.code != 0 {
+		t.Errorf("hook list over the installed plugins fails:\n%s", r)
+	}
+}
+
+// marketplaceDoc is a marketplace.json as its authors wrote it.
+type marketplaceDoc struct {
+	Name    string
+	Plugins []docEntry
+}
+
+type docEntry struct {
+	Name   string
+	Source json.RawMessage
+	Fields map[string]json.RawMessage
+}
+
+func (e *docEntry) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &e.Fields); err != nil {
+		return err
+	}
+	json.Unmarshal(e.Fields["name"], &e.Name)
+	e.Source = e.Fields["source"]
+	return nil
+}
+
+// judgeFolder says, independently of quiver's scan, whether a plugin
+// folder (with its marketplace entry) carries hooks, skills or commands,
+// and otherwise what it carries, in the words quiver's refusal uses.
+func judgeFolder(t *testing.T, dir string, entry map[string]json.RawMessage) (usable bool, carries []string) {
+	t.Helper()
+	manifest := map[string]json.RawMessage{}
+	if data, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json")); err == nil {
+		json.Unmarshal(data, &manifest)
+	}
+	for _, k := range []string{"hooks", "skills", "commands"} {
+		if _, ok := manifest[k]; ok {
+			usable = true
+		}
+	}
+	strict := true
+	if v, ok := entry["strict"]; ok {
+		json.Unmarshal(v, &strict)
+	}
+	if !strict {
+		for _, k := range []string{"hooks", "skills", "commands"} {
+			if _, ok := entry[k]; ok {
+				usable = true
+			}
+		}
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		parts := strings.Split(rel, "/")
+		switch {
+		case len(parts) == 2 && parts[0] == "hooks" && !d.IsDir():
+			usable = true // hooks.json or an executable's folder
+		case len(parts) == 3 && parts[0] == "skills" && parts[2] == "SKILL.md":
+			usable = true
+		case len(parts) >= 2 && (parts[0] == "commands" || parts[0] == "recipes") && strings.HasSuffix(rel, ".md"):
+			usable = true
+		}
+		return nil
+	})
+	has := func(key string) bool { _, ok := entry[key]; _, ok2 := manifest[key]; return ok || ok2 }
+	if _, err := os.Stat(filepath.Join(dir, ".mcp.json")); err == nil || has("mcpServers") {
+		carries = append(carries, "MCP server")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".lsp.json")); err == nil || has("lspServers") {
+		carries = append(carries, "LSP server")
+	}
+	if agents, _ := filepath.Glob(filepath.Join(dir, "agents", "*.md")); len(agents) > 0 || has("agents") {
+		carries = append(carries, "agent")
+	}
+	return usable, carries
+}
+
+// exportSnapshot writes the files of a bare snapshot's HEAD into a fresh
+// folder.
+func exportSnapshot(t *testing.T, bare string) string {
+	t.Helper()
+	dir := t.TempDir()
+	archive := exec.Command("git", "--git-dir", bare, "archive", "HEAD")
+	untar := exec.Command("tar", "-x", "-C", dir)
+	var err error
+	if untar.Stdin, err = archive.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := untar.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := archive.Run(); err != nil {
+		t.Fatalf("git archive %s: %v", bare, err)
+	}
+	if err := untar.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
