@@ -222,6 +222,9 @@ func (d *Doc) Append(keys []string, elem json.RawMessage, created *[]string) err
 	if err != nil {
 		return err
 	}
+	if n := len(arr.Elements); n > 0 && arr.Elements[n-1].AfterExtra != nil {
+		v.AfterExtra = hujson.Extra("") // the file ends its lists with a comma: so does quiver
+	}
 	d.openUp(&arr.AfterExtra, depth-1)
 	arr.Elements = append(arr.Elements, v)
 	return nil
@@ -250,6 +253,7 @@ func (d *Doc) Remove(keys []string, drop func(i int, elem json.RawMessage) bool)
 	if err != nil || arr == nil {
 		return 0, err
 	}
+	trailing := len(arr.Elements) > 0 && arr.Elements[len(arr.Elements)-1].AfterExtra != nil
 	kept := arr.Elements[:0]
 	n := 0
 	for i := range arr.Elements {
@@ -260,6 +264,9 @@ func (d *Doc) Remove(keys []string, drop func(i int, elem json.RawMessage) bool)
 		kept = append(kept, arr.Elements[i])
 	}
 	arr.Elements = kept
+	if k := len(kept); n > 0 && k > 0 && trailing && kept[k-1].AfterExtra == nil {
+		kept[k-1].AfterExtra = hujson.Extra("") // keep the list's trailing comma
+	}
 	if len(kept) == 0 {
 		closeUp(&arr.AfterExtra)
 	}
