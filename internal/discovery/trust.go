@@ -332,7 +332,8 @@ func (c *confiner) check(it plugins.Item) string {
 // escapes its root is hashed by its link target, never followed, and a
 // FIFO or device by its kind, never opened); the project's plugins that
 // replace a global install; and where the project's lock file says each
-// of its plugins comes from (source and ref), so that a pull that points
+// of its plugins comes from (source, ref, commit, hash, the folder inside
+// the source and the marketplace), so that a pull that points
 // an installed plugin elsewhere asks again before an update fetches it.
 func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
 	if t.Empty() {
@@ -349,7 +350,16 @@ func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
 	}
 	for _, name := range lock.Names() {
 		e := lock.Plugins[name]
-		field("lock", name, e.Source, e.Ref, e.Commit, e.Hash, strconv.FormatBool(e.Link))
+		parts := []string{"lock", name, e.Source, e.Ref, e.Commit, e.Hash, strconv.FormatBool(e.Link)}
+		// The folder inside the source, and the marketplace it came
+		// from, decide what an update fetches just as the source does.
+		// They are added only when set, so the records of projects whose
+		// lock has neither stay valid; the length prefixes keep the two
+		// shapes apart.
+		if e.Path != "" || e.Marketplace != "" {
+			parts = append(parts, e.Path, e.Marketplace)
+		}
+		field(parts...)
 	}
 	for _, name := range t.Replaces {
 		field("replaces", name)
