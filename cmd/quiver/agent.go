@@ -572,3 +572,96 @@ func (a *App) resyncAfter(root *cobra.Command) {
 		}
 	}
 }
+
+// diagnoseAgents finds what doctor reports about wired agents: a quiver
+// the agent cannot run, and plugins whose hooks would run twice because
+// the agent has them natively too.
+func (a *App) diagnoseAgents(layout plugins.Layout) []finding {
+	var out []finding
+	rows, err := a.agentRows()
+	if err != nil {
+		return []finding{{Severity: "warning", Reason: "agents: " + err.Error(), Fix: "fix or remove the file it names"}}
+	}
+	wired := map[string]bool{}
+	for _, r := range rows {
+		if r.Problem != "" {
+			out = append(out, finding{Severity: "warning", File: r.Config, Reason: fmt.Sprintf("%s's configuration: %s", r.Title, r.Problem), Fix: "fix the file; quiver leaves it as it is"})
+		}
+		if !r.Wired {
+			continue
+		}
+		wired[r.Agent] = true
+		command := r.Command
+		if command == "" {
+			command = "quiver"
+		}
+		if problem := commandProblem(command); problem != "" {
+			out = append(out, finding{Severity: "warning", File: r.Config, Reason: fmt.Sprintf("%s calls quiver, but %s", r.Title, problem),
+				Fix: fmt.Sprintf("put quiver on PATH, or run quiver agent install %s%s --command /path/to/quiver", r.Agent, locationFlag(r.Location))})
+		}
+	}
+	if wired["claude"] && wired["cursor"] {
+		out = append(out, finding{Severity: "warning", Reason: "quiver is wired into both Claude Code and Cursor; Cursor also runs the hooks in .claude/settings.json, so in Cursor every quiver hook runs twice",
+			Fix: "quiver agent remove cursor, or turn off Cursor's third-party configs"})
+	}
+	if !wired["claude"] {
+		return out
+	}
+	native := a.claudeNativePlugins(layout)
+	for _, s := range layout.Scopes() {
+		ps, err := plugins.ListPlugins(s)
+		if err != nil {
+			continue
+		}
+		for _, p := range ps {
+			if !p.Enabled() {
+				continue
+			}
+			for _, key := range []string{p.Name.Repo() + "@" + p.Entry.Marketplace, p.Name.Repo() + "@" + p.Name.Org()} {
+				if file, ok := native[key]; ok {
+					out = append(out, finding{Severity: "warning", File: file,
+						Reason: fmt.Sprintf("plugin %s is installed through quiver and enabled natively in Claude Code as %s: its hooks would run twice", p.Name, key),
+						Fix:    fmt.Sprintf("disable %s in Claude Code (/plugin), or quiver plugin remove %s%s", key, p.Name, scopeFlag(s))})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+func locationFlag(location string) string {
+	if location == string(plugins.Global) {
+		return " -g"
+	}
+	return ""
+}
+
+// claudeNativePlugins reads the plugins Claude Code has enabled itself
+// ("name@marketplace": true under enabledPlugins) in the project's and
+// the user's settings, with the file that says so.
+func (a *App) claudeNativePlugins(layout plugins.Layout) map[string]string {
+	found := map[string]string{}
+	files := []string{filepath.Join(a.home(), agents.Claude.ConfigGlobal)}
+	if layout.Local != nil {
+		files = append(files, filepath.Join(layout.ProjectDir, agents.Claude.ConfigLocal), filepath.Join(layout.ProjectDir, ".claude", "settings.local.json"))
+	}
+	for _, f := range files {
+		data, ok, err := readAgentConfig(f)
+		if err != nil || !ok {
+			continue
+		}
+		var s struct {
+			Enabled map[string]bool `json:"enabledPlugins"`
+		}
+		if json.Unmarshal(data, &s) != nil {
+			continue
+		}
+		for k, on := range s.Enabled {
+			if on {
+				found[k] = f
+			}
+		}
+	}
+	return found
+}

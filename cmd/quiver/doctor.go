@@ -19,8 +19,10 @@ func (a *App) newDoctorCmd() *cobra.Command {
 		Long: `Look for what keeps hooks from firing or plugins from matching the lock
 file: invalid and non-executable hooks, untrusted project hooks, lock/disk
 drift, leftovers of interrupted commands, disabled plugins, invalid skills
-and recipes, QUIVER_NO_HOOKS in effect, and git missing where local
-repositories must be cloned. Each finding says what to do. Exits 0 on a
+and recipes, QUIVER_NO_HOOKS in effect, git missing where local
+repositories must be cloned, a wired agent that cannot find quiver, and a
+plugin installed both through quiver and natively in a wired agent (its
+hooks would run twice). Each finding says what to do. Exits 0 on a
 healthy setup (notes only), 1 otherwise. It never runs untrusted hooks.`,
 		Example: "  quiver doctor\n  quiver doctor --json",
 		Args:    noArgs,
@@ -148,6 +150,7 @@ func (a *App) diagnose(cmd *cobra.Command, layout plugins.Layout) ([]finding, er
 			}
 		}
 	}
+	out = append(out, a.diagnoseAgents(layout)...)
 	return out, nil
 }
 
