@@ -27,18 +27,40 @@ const WaitDelay = 500 * time.Millisecond
 // (GITHUB_TOKEN is the user's own variable and stays: hooks may need it.)
 var secretVars = []string{"QUIVER_GIT_TOKEN"}
 
+// startupVars name files a shell reads before the hook's own code:
+// BASH_ENV for every non-interactive bash (a `#!/bin/bash` hook, a
+// Claude handler's `bash x.sh`), ENV for sh in POSIX mode. Whatever set
+// them, the file they name is not part of the hook that trust covers.
+var startupVars = []string{"BASH_ENV", "ENV"}
+
+// fixedVars are set for every hook process whatever the caller's
+// environment says. PYTHONDONTWRITEBYTECODE keeps Python from writing
+// __pycache__/*.pyc beside a hook's modules: under a project's hooks
+// folder or plugin those files are part of the fingerprint (a planted
+// .pyc could be loaded, so they are never left out of it), and a
+// trusted hook writing them on its first run would untrust its own
+// project and switch every project guard off at the next event.
+var fixedVars = []string{"PYTHONDONTWRITEBYTECODE=1"}
+
 // Environ is the environment of every process quiver starts for a hook
 // (`hook`, `run`, validate, doctor, serve): quiver's own environment
-// without its secrets, plus vars ("KEY=value"; a later one wins). Run
-// calls it, so no caller can hand a hook the token by accident.
+// without its secrets and the shells' startup files, plus vars
+// ("KEY=value"; a later one wins), plus fixedVars. Run calls it, so no
+// caller can hand a hook the token, or leave these out, by accident.
 func Environ(vars ...string) []string {
-	all := append(os.Environ(), vars...)
+	all := slices.Concat(os.Environ(), vars, fixedVars)
 	out := make([]string, 0, len(all))
-	for _, kv := range all {
+	for i, kv := range all {
 		key, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(secretVars, key) {
-			out = append(out, kv)
+		if slices.Contains(secretVars, key) || slices.Contains(startupVars, key) {
+			continue
 		}
+		if i < len(all)-len(fixedVars) && slices.ContainsFunc(fixedVars, func(f string) bool {
+			return strings.HasPrefix(f, key+"=")
+		}) {
+			continue
+		}
+		out = append(out, kv)
 	}
 	return out
 }
