@@ -252,10 +252,16 @@ func itemRel(s source, p string) string {
 	return ItemName(s.plugin, filepath.ToSlash(rel))
 }
 
-// shebangProblem refuses a hook whose #! line names its interpreter by a
-// relative path ("#!bin/sh", "#!/usr/bin/env ./tool"): the kernel (or env)
-// resolves it against the working directory, so what runs would be a
-// file of the project that the fingerprint does not cover.
+// shebangProblem refuses a hook whose #! line could run or load a file
+// of the working directory (which the payload's cwd chooses, and which
+// the fingerprint does not cover): an interpreter named by a relative
+// path ("#!bin/sh", "#!/usr/bin/env ./tool"), or any argument that is
+// not a plain flag ("#!/bin/sh ./run", "#!/usr/bin/env -S bash ./x",
+// "#!/usr/bin/env -S python3 -m mod"). The rule, in docs/security.md:
+// the interpreter is an absolute path, or /usr/bin/env (any absolute
+// env) with an optional -S and a program name without '/'; every word
+// after it is a flag (see plainFlag). Anything else makes the hook
+// invalid, which costs a legitimate hook one wrapper script at most.
 func shebangProblem(path string) string {
 	f, err := safefs.Open(path)
 	if err != nil {
@@ -264,35 +270,73 @@ func shebangProblem(path string) string {
 	defer f.Close()
 	buf := make([]byte, 256)
 	n, _ := io.ReadFull(f, buf)
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	line, _, found := strings.Cut(string(buf[:n]), "\n")
 	rest, ok := strings.CutPrefix(line, "#!")
 	if !ok {
 		return ""
 	}
-	fields := strings.Fields(rest)
-	if len(fields) == 0 {
+	if !found && n == len(buf) {
+		return "its #! line is longer than 255 bytes; the kernel would cut it where quiver cannot check it"
+	}
+	words := strings.Fields(rest)
+	if len(words) == 0 {
 		return ""
 	}
-	interp := fields[0]
-	if filepath.Base(interp) == "env" && filepath.IsAbs(interp) {
-		// env's program is its first word that is not an option or an
-		// assignment; -S splits the rest again.
-		interp = ""
-		for _, w := range fields[1:] {
-			if w == "-S" || strings.HasPrefix(w, "-") || strings.Contains(w, "=") {
-				continue
-			}
-			interp = w
-			break
+	interp, args := words[0], words[1:]
+	if filepath.IsAbs(interp) && filepath.Base(interp) == "env" {
+		// env's options could name a folder (-C), a program path (-P),
+		// an assignment (LD_PRELOAD=./x) or split the rest again (-S):
+		// only a bare -S is allowed, then the program, looked up in PATH
+		// like any command.
+		if len(args) > 0 && args[0] == "-S" {
+			args = args[1:]
 		}
-		if !strings.Contains(interp, "/") {
-			return "" // looked up in PATH, like any command
+		if len(args) == 0 {
+			return "its #! line runs env without a program"
+		}
+		interp, args = args[0], args[1:]
+		if strings.HasPrefix(interp, "-") || strings.Contains(interp, "=") {
+			return fmt.Sprintf("its #! line gives env the option or assignment %q; a project hook may use only #!/usr/bin/env [-S] PROGRAM [-flags]", interp)
+		}
+		if !strings.Contains(interp, "/") && !strings.HasPrefix(interp, ".") {
+			interp = "" // looked up in PATH, like any command
 		}
 	}
 	if interp != "" && !filepath.IsAbs(interp) {
 		return fmt.Sprintf("its #! line names the interpreter %s by a relative path, which would run a file of the working directory that trust does not cover; write an absolute path (#!/usr/bin/env %s)", interp, filepath.Base(interp))
 	}
+	for _, a := range args {
+		if !plainFlag(a) {
+			return fmt.Sprintf("its #! line passes %q to the interpreter; a project hook's #! line may hold only the interpreter and plain flags, since an argument could run or load a file of the working directory that trust does not cover", a)
+		}
+	}
 	return ""
+}
+
+// plainFlag reports whether a #! argument is a flag that names no file:
+// a dash, then letters, digits and dashes only (no '/', '.', '=', quote
+// or '$', so no path, assignment or env -S expansion), and none of the
+// options that load code or change folder by a name glued to them
+// (python -mMOD, perl -MMOD/-mMOD/-IDIR, ruby -rLIB/-IDIR/-CDIR), which
+// may only end a cluster. A bare word is never a flag: after "-m" or
+// "-r" it is a module name, elsewhere it may be a script.
+func plainFlag(w string) bool {
+	body, ok := strings.CutPrefix(w, "-")
+	if !ok || body == "" {
+		return false
+	}
+	long := strings.HasPrefix(body, "-")
+	for i, r := range body {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-':
+		default:
+			return false
+		}
+		if !long && strings.ContainsRune("mMrIC", r) && i != len(body)-1 {
+			return false
+		}
+	}
+	return true
 }
 
 // confiner decides whether hooks stay inside their root: the plugin
