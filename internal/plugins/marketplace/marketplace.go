@@ -11,8 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -25,6 +26,10 @@ const File = ".claude-plugin/marketplace.json"
 // MaxFile bounds marketplace.json: the official marketplace of about 300
 // entries is 150 KiB, so this is room for tens of thousands.
 const MaxFile = 8 << 20
+
+// MaxEntries bounds the plugins list: within MaxFile, a list of empty
+// objects would otherwise make millions of entries to check and hold.
+const MaxEntries = 10000
 
 // Marketplace is a parsed marketplace.json.
 type Marketplace struct {
@@ -71,58 +76,101 @@ type Source struct {
 	SHA  string `json:"sha,omitempty"`
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+// fullSHA reports a 40-hex lowercase commit name.
+func fullSHA(s string) bool {
+	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
+}
 
 // Parse reads marketplace.json. The file as a whole must be JSON with a
 // plugins list; each entry is checked on its own and one that breaks a
 // rule carries its Problem. Names shared by several entries are a problem
 // of each of them: which one is meant cannot be told.
+//
+// The file is read as a stream, each entry decoded once into its fields,
+// so that a list longer than MaxEntries is refused before it is held.
 func Parse(data []byte) (*Marketplace, error) {
-	var raw struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Owner       struct {
+	var head struct {
+		Name, Description string
+		Owner             struct {
 			Name string `json:"name"`
-		} `json:"owner"`
+		}
 		Metadata struct {
 			PluginRoot  string `json:"pluginRoot"`
 			Description string `json:"description"`
-		} `json:"metadata"`
-		Plugins []json.RawMessage  `json:"plugins"`
-		Renames map[string]*string `json:"renames"`
+		}
+		Renames map[string]*string
 	}
+	var entries []map[string]json.RawMessage
+	hasList := false
+	bad := func(err error) error { return fmt.Errorf("%s is not valid JSON: %v", File, err) }
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON: %v", File, err)
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, bad(err)
 	}
-	if raw.Plugins == nil {
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, bad(err)
+		}
+		key, _ := tok.(string)
+		var into any
+		switch key {
+		case "name":
+			into = &head.Name
+		case "description":
+			into = &head.Description
+		case "owner":
+			into = &head.Owner
+		case "metadata":
+			into = &head.Metadata
+		case "renames":
+			into = &head.Renames
+		case "plugins":
+			if entries, err = readEntries(dec); err != nil {
+				return nil, err
+			}
+			hasList = true
+			continue
+		default:
+			into = &json.RawMessage{}
+		}
+		if err := dec.Decode(into); err != nil {
+			return nil, bad(fmt.Errorf("%s: %v", key, err))
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return nil, bad(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bad(errors.New("more follows its object"))
+	}
+	if !hasList {
 		return nil, fmt.Errorf("%s has no plugins list", File)
 	}
-	m := &Marketplace{Name: raw.Name, Description: firstOf(raw.Description, raw.Metadata.Description), Owner: raw.Owner.Name, Renames: map[string]string{}}
-	if raw.Metadata.PluginRoot != "" {
-		root, err := safefs.RelPath(raw.Metadata.PluginRoot)
+	m := &Marketplace{Name: head.Name, Description: firstOf(head.Description, head.Metadata.Description), Owner: head.Owner.Name, Renames: map[string]string{}}
+	if head.Metadata.PluginRoot != "" {
+		root, err := safefs.RelPath(head.Metadata.PluginRoot)
 		if err != nil {
 			return nil, fmt.Errorf("%s: metadata.pluginRoot: %w", File, err)
 		}
 		m.PluginRoot = root
 	}
-	for old, to := range raw.Renames {
+	for old, to := range head.Renames {
 		if to == nil {
 			m.Renames[old] = ""
 		} else {
 			m.Renames[old] = *to
 		}
 	}
-	count := map[string]int{}
-	for i, r := range raw.Plugins {
-		e := parseEntry(r, m.PluginRoot)
-		if e.Name == "" && e.Problem == "" {
-			e.Problem = "has no name"
-		}
+	count := make(map[string]int, len(entries))
+	m.Entries = make([]Entry, 0, len(entries))
+	for i, fields := range entries {
+		e := parseEntry(fields, m.PluginRoot)
 		if e.Name == "" {
 			e.Name = fmt.Sprintf("#%d", i+1)
+		} else {
+			count[e.Name]++
 		}
-		count[e.Name]++
 		m.Entries = append(m.Entries, e)
 	}
 	for i, e := range m.Entries {
@@ -131,6 +179,48 @@ func Parse(data []byte) (*Marketplace, error) {
 		}
 	}
 	return m, nil
+}
+
+// readEntries reads the plugins list, each entry into its fields (nil
+// for one that is not an object), refusing more than MaxEntries.
+func readEntries(dec *json.Decoder) ([]map[string]json.RawMessage, error) {
+	if err := expectDelim(dec, '['); err != nil {
+		return nil, fmt.Errorf("%s: plugins is not a list: %v", File, err)
+	}
+	var out []map[string]json.RawMessage
+	for dec.More() {
+		if len(out) == MaxEntries {
+			return nil, fmt.Errorf("%s lists more than %d plugins; quiver reads at most %d", File, MaxEntries, MaxEntries)
+		}
+		var fields map[string]json.RawMessage
+		if err := dec.Decode(&fields); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			if !errors.As(err, &typeErr) {
+				return nil, fmt.Errorf("%s is not valid JSON: %v", File, err)
+			}
+			fields = nil // not an object: that entry's problem
+		}
+		out = append(out, fields)
+	}
+	if err := expectDelim(dec, ']'); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON: %v", File, err)
+	}
+	if out == nil {
+		out = []map[string]json.RawMessage{}
+	}
+	return out, nil
+}
+
+// expectDelim reads the next token and checks that it is delim.
+func expectDelim(dec *json.Decoder, delim json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != delim {
+		return fmt.Errorf("want %q, found %v", delim, tok)
+	}
+	return nil
 }
 
 func firstOf(s ...string) string {
@@ -147,9 +237,8 @@ var carried = map[string]string{
 	"mcpServers": "MCP servers", "lspServers": "LSP servers", "agents": "agents", "outputStyles": "output styles",
 }
 
-func parseEntry(r json.RawMessage, pluginRoot string) Entry {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(r, &fields); err != nil {
+func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
+	if fields == nil {
 		return Entry{Problem: "is not a JSON object"}
 	}
 	var e Entry
@@ -200,6 +289,10 @@ func parseEntry(r json.RawMessage, pluginRoot string) Entry {
 	if e.Problem != "" {
 		return e
 	}
+	if e.Name == "" {
+		e.Problem = "has no name"
+		return e
+	}
 	if _, err := plugins.NewName("x", e.Name); err != nil || e.Name != strings.ToLower(e.Name) {
 		e.Problem = fmt.Sprintf("name %q is not a valid plugin name (lowercase letters, digits, '_', '.' or '-')", e.Name)
 		return e
@@ -217,16 +310,15 @@ func parseSource(r json.RawMessage, pluginRoot string) (Source, string) {
 	if json.Unmarshal(r, &rel) == nil {
 		// "./x" is a folder of the marketplace repository; a bare "x"
 		// lies under metadata.pluginRoot; "./" is the repository root.
-		p := rel
-		if !strings.HasPrefix(rel, "./") && pluginRoot != "" {
-			p = pluginRoot + "/" + rel
-		}
 		if rel == "./" || rel == "." {
 			return Source{Type: "path"}, ""
 		}
-		clean, err := safefs.RelPath(p)
+		clean, err := safefs.RelPath(rel)
 		if err != nil {
 			return Source{}, "source " + err.Error()
+		}
+		if !strings.HasPrefix(rel, "./") && pluginRoot != "" {
+			clean = pluginRoot + "/" + clean
 		}
 		return Source{Type: "path", Path: clean}, ""
 	}
@@ -244,13 +336,18 @@ func parseSource(r json.RawMessage, pluginRoot string) (Source, string) {
 	s := Source{Type: obj.Source, Ref: obj.Ref, SHA: obj.SHA}
 	switch obj.Source {
 	case "github":
-		if strings.Count(obj.Repo, "/") != 1 {
+		// Checked as a name, so that "../x" never reads as a folder.
+		org, repo, _ := strings.Cut(obj.Repo, "/")
+		if _, err := plugins.NewName(org, strings.TrimSuffix(repo, ".git")); err != nil || strings.Count(obj.Repo, "/") != 1 {
 			return s, fmt.Sprintf("github source repo %q is not owner/repo", obj.Repo)
 		}
 		s.Repo = obj.Repo
 	case "url", "git-subdir":
 		if obj.URL == "" {
 			return s, obj.Source + " source has no url"
+		}
+		if problem := remoteURL(obj.URL); problem != "" {
+			return s, problem
 		}
 		s.URL = obj.URL
 		if obj.Source == "git-subdir" && obj.Path == "" {
@@ -268,7 +365,7 @@ func parseSource(r json.RawMessage, pluginRoot string) (Source, string) {
 		}
 		s.Path = clean
 	}
-	if s.SHA != "" && !fullSHA.MatchString(s.SHA) {
+	if s.SHA != "" && !fullSHA(s.SHA) {
 		return s, fmt.Sprintf("sha %q is not a 40-hex commit", s.SHA)
 	}
 	if s.Ref != "" {
@@ -277,6 +374,23 @@ func parseSource(r json.RawMessage, pluginRoot string) (Source, string) {
 		}
 	}
 	return s, ""
+}
+
+// remoteURL says what is wrong with an entry's url, "" for nothing. An
+// entry names a remote repository (https, http, ssh or host:path), never
+// a file of this machine nor the org/repo shorthand, and carries its ref
+// in the ref or sha field.
+func remoteURL(raw string) string {
+	spec, err := plugins.ParseSpec(raw, "", "/")
+	switch {
+	case err != nil:
+		return "url: " + err.Error()
+	case spec.IsLocal() || spec.Shorthand || spec.Subdir != "":
+		return fmt.Sprintf("url %q is not a remote git URL (https://, ssh:// or host:path); a marketplace never names this machine's files", plugins.Redact(raw))
+	case spec.Ref != "":
+		return fmt.Sprintf("url %q ends in @%s; give the ref in the ref or sha field", plugins.Redact(raw), spec.Ref)
+	}
+	return ""
 }
 
 // Find returns the entry named name, following renames: the entry, the
@@ -320,6 +434,9 @@ func (e Entry) Spec(mktSource, mktCommit, base string) (plugins.Spec, error) {
 	if err != nil {
 		return spec, fmt.Errorf("entry %s: %w", e.Name, err)
 	}
+	if e.Source.Type != "path" && spec.IsLocal() {
+		return spec, fmt.Errorf("entry %s: %q is not a remote repository", e.Name, plugins.Redact(raw))
+	}
 	spec.Ref = ref
 	if err := spec.SetSubdir(e.Source.Path); err != nil {
 		return spec, fmt.Errorf("entry %s: %w", e.Name, err)
@@ -333,9 +450,15 @@ func (e Entry) Matches(words []string) bool {
 	if len(words) == 0 {
 		return true
 	}
-	hay := strings.ToLower(strings.Join(append(append([]string{e.Name, e.Description, e.Category}, e.Keywords...), e.Tags...), "\x00"))
+	fields := make([]string, 0, 3+len(e.Keywords)+len(e.Tags))
+	for _, f := range [][]string{{e.Name, e.Description, e.Category}, e.Keywords, e.Tags} {
+		for _, v := range f {
+			fields = append(fields, strings.ToLower(v))
+		}
+	}
 	for _, w := range words {
-		if !strings.Contains(hay, strings.ToLower(w)) {
+		w = strings.ToLower(w)
+		if !slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(f, w) }) {
 			return false
 		}
 	}
