@@ -472,3 +472,22 @@ func TestAgentLinksLeaveUsersFilesAlone(t *testing.T) {
 	h.must("agent", "remove", "claude")
 	check("agent remove")
 }
+
+// TestAgentReadmeStory is the README's "Use it with your agent" story: in
+// a fresh project, add the bundled example plugin, wire Claude Code, and
+// the example's guard blocks `rm -rf /` as Claude Code would see it.
+func TestAgentReadmeStory(t *testing.T) {
+	h := agentHarness(t)
+	h.must("plugin", "add", examplePlugin(t))
+	h.must("agent", "install", "claude")
+	f := &fakeAgent{t: t, h: h, ag: agents.Claude, config: filepath.Join(h.project, ".claude", "settings.json")}
+	s := f.fire("PreToolUse", map[string]any{"session_id": "s1", "cwd": h.project, "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "rm -rf /"}, "tool_use_id": "t1"})
+	if !s.denied || s.reason != "rm -rf is not allowed by acme/guard" {
+		t.Fatalf("Claude Code would not have been stopped: %+v", s)
+	}
+	if s = f.fire("PreToolUse", map[string]any{"session_id": "s1", "cwd": h.project, "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "ls"}}); s.denied || s.asked {
+		t.Fatalf("a harmless call was stopped: %+v", s)
+	}
+}
