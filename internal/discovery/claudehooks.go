@@ -32,6 +32,11 @@ const StandaloneData = "standalone"
 func claudeHooks(l plugins.Layout, s source, hf plugins.HookFile, cfgs *caches[parsedConfig]) []Hook {
 	base := Hook{Location: s.location, Plugin: s.plugin, Format: FormatClaude, Path: hf.Path, PluginRoot: s.root, DataDir: s.dataDir}
 	if s.plugin.IsZero() {
+		// A scope's standalone handlers belong to its hooks folder, the
+		// one the trust fingerprint covers: with the scope's folder as
+		// their root, ${CLAUDE_PLUGIN_ROOT}/recipes/x.sh in a project
+		// ran a file that trust never hashed.
+		base.PluginRoot = filepath.Join(s.root, "hooks")
 		base.DataDir = filepath.Join(scopeOf(l, s.location).Root, "data", StandaloneData)
 	}
 	cfg := loadConfig(hf, cfgs.of(l, s.location))
