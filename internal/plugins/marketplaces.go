@@ -333,6 +333,9 @@ func (in *Installer) syncMarketplaces(ctx context.Context, lock *Lock) []SyncRes
 		_, statErr := os.Lstat(dir)
 		spec, err := ParseSpec(want.Source, "", "/")
 		if err == nil {
+			err = refuseLockedLocal("marketplace", name, spec)
+		}
+		if err == nil {
 			spec.Ref = want.Commit
 			if want.Commit == "" {
 				spec.Ref = want.Ref

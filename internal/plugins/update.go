@@ -342,6 +342,26 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 	return out, nil
 }
 
+// ErrLockedLocalSource is returned by Sync for a lock entry that names a
+// folder of this machine where Sync would take it without a content hash
+// to check against.
+var ErrLockedLocalSource = errors.New("names a folder of this machine")
+
+// refuseLockedLocal keeps plugin install from taking a folder of the
+// user's machine because a lock says so: the lock came with the
+// repository, so `marketplaces: {loot: {source: /home/you/.aws}}` would
+// copy the user's keys into the project, where git add and the agent
+// find them. A copied plugin is checked against its locked content hash
+// (which the repository cannot know for a folder it has not seen); a
+// linked plugin and a marketplace have no hash, so their local sources
+// are refused, naming the entry. The user adds such folders themselves.
+func refuseLockedLocal(kind, name string, spec Spec) error {
+	if !spec.IsLocal() {
+		return nil
+	}
+	return fmt.Errorf("lock entry %s %s %w (%s); plugin install fetches only remote sources from a lock, which came with the repository: if you mean it, run quiver %s add %s yourself", kind, name, ErrLockedLocalSource, spec.Path, kind, spec.Path)
+}
+
 func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult {
 	r := SyncResult{Name: n}
 	want := lock.Plugins[n.String()]
@@ -353,6 +373,9 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult
 		return r
 	}
 	spec, err := specFromEntry(want, want.Commit) // the locked commit, whatever the ref says now
+	if err == nil && want.Link {
+		err = refuseLockedLocal("plugin", n.String(), spec)
+	}
 	if err != nil {
 		r.Status, r.Err = "failed", err
 		return r
