@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -395,49 +396,92 @@ func truncate(s string, n int) string {
 
 // ---- plugin add PLUGIN@MARKETPLACE ----
 
-var marketplaceSpec = regexp.MustCompile(`^([A-Za-z0-9._-]+)@([a-z0-9][a-z0-9-]*)$`)
+// marketplaceSpecRE matches PLUGIN@MARKETPLACE; compiled on first use,
+// not at every start.
+var marketplaceSpecRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9._-]+)@([a-z0-9][a-z0-9-]*)$`)
+})
+
+// findMarketplace looks marketplace name up in the project, then in your
+// home, and reads it. found is false when neither scope has it.
+func findMarketplace(layout plugins.Layout, name string) (mc plugins.MarketplaceCheckout, m *marketplace.Marketplace, found bool, err error) {
+	for _, s := range layout.Scopes() {
+		ms, err := plugins.ListMarketplaces(s)
+		if err != nil {
+			return mc, nil, false, err
+		}
+		for _, mc := range ms {
+			if mc.Name != name {
+				continue
+			}
+			if mc.Missing {
+				return mc, nil, true, fmt.Errorf("marketplace %s is not checked out; run quiver plugin install%s", name, scopeFlag(s))
+			}
+			m, err := marketplace.ReadDir(mc.Dir)
+			if err != nil {
+				return mc, nil, true, fmt.Errorf("marketplace %s: %w", name, err)
+			}
+			return mc, m, true, nil
+		}
+	}
+	return mc, nil, false, nil
+}
 
 // marketplaceJob resolves PLUGIN@MARKETPLACE into an add job, or reports
 // false when raw is not of that form.
 func (a *App) marketplaceJob(layout plugins.Layout, raw string) (addJob, bool, error) {
-	m := marketplaceSpec.FindStringSubmatch(raw)
+	m := marketplaceSpecRE().FindStringSubmatch(raw)
 	if m == nil {
 		return addJob{}, false, nil
 	}
 	plugin, mktName := m[1], m[2]
-	for _, s := range layout.Scopes() {
-		ms, err := plugins.ListMarketplaces(s)
-		if err != nil {
-			return addJob{}, true, err
-		}
-		for _, mc := range ms {
-			if mc.Name != mktName {
-				continue
-			}
-			if mc.Missing {
-				return addJob{}, true, fmt.Errorf("marketplace %s is not checked out; run quiver plugin install%s", mktName, scopeFlag(s))
-			}
-			mkt, err := marketplace.ReadDir(mc.Dir)
-			if err != nil {
-				return addJob{}, true, fmt.Errorf("marketplace %s: %w", mktName, err)
-			}
-			e, name, err := mkt.Find(plugin)
-			if err != nil {
-				return addJob{}, true, err
-			}
-			if name != plugin {
-				a.warnf("quiver: %s@%s was renamed to %s@%s; installing that", plugin, mktName, name, mktName)
-			}
-			spec, err := e.Spec(mc.Entry.Source, mc.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
-			if err != nil {
-				return addJob{}, true, err
-			}
-			n, err := plugins.NewName(mktName, name)
-			if err != nil {
-				return addJob{}, true, err
-			}
-			return addJob{spec: spec, name: n, marketplace: mktName, carries: e.Carries}, true, nil
-		}
+	mc, mkt, found, err := findMarketplace(layout, mktName)
+	if err != nil {
+		return addJob{}, true, err
 	}
-	return addJob{}, true, fmt.Errorf("no marketplace %s; add it with quiver marketplace add, see quiver marketplace list", mktName)
+	if !found {
+		return addJob{}, true, fmt.Errorf("no marketplace %s; add it with quiver marketplace add, see quiver marketplace list", mktName)
+	}
+	e, name, err := mkt.Find(plugin)
+	if err != nil {
+		return addJob{}, true, err
+	}
+	if name != plugin {
+		a.warnf("quiver: %s@%s was renamed to %s@%s; installing that", plugin, mktName, name, mktName)
+	}
+	spec, err := e.Spec(mc.Entry.Source, mc.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
+	if err != nil {
+		return addJob{}, true, err
+	}
+	n, err := plugins.NewName(mktName, name)
+	if err != nil {
+		return addJob{}, true, err
+	}
+	return addJob{spec: spec, name: n, marketplace: mktName, carries: e.Carries, manifest: e.Manifest}, true, nil
+}
+
+// resolveFromMarketplace is plugin update's and outdated's view of a
+// plugin installed from a marketplace (SPEC §12): the marketplace's
+// current entry of that name, wherever the marketplace was added. A
+// marketplace no longer added, or a plugin installed under a name of its
+// own (--name), follows its lock entry.
+func (a *App) resolveFromMarketplace(layout plugins.Layout) func(plugins.Name, plugins.LockEntry) (plugins.Spec, string, bool, error) {
+	return func(n plugins.Name, le plugins.LockEntry) (plugins.Spec, string, bool, error) {
+		if n.Org() != le.Marketplace {
+			return plugins.Spec{}, "", false, nil
+		}
+		mc, mkt, found, err := findMarketplace(layout, le.Marketplace)
+		if !found {
+			return plugins.Spec{}, "", false, nil
+		}
+		if err != nil {
+			return plugins.Spec{}, "", false, err
+		}
+		e, _, err := mkt.Find(n.Repo())
+		if err != nil {
+			return plugins.Spec{}, "", false, err
+		}
+		spec, err := e.Spec(mc.Entry.Source, mc.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
+		return spec, e.Manifest, err == nil, err
+	}
 }

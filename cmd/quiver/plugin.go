@@ -175,6 +175,8 @@ type addJob struct {
 	// entry declares that quiver does not use.
 	marketplace string
 	carries     []string
+	// manifest is a "strict": false entry's component fields.
+	manifest string
 }
 
 func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
@@ -295,7 +297,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 func (a *App) addOne(ctx context.Context, in *plugins.Installer, j addJob, o pluginAddOptions) (plugins.Plugin, error) {
 	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.spec, Name: j.name, Force: o.Force, Link: o.Link,
 		FolderName:  o.Name == "" && j.marketplace == "" && j.spec.Subdir != "" && !j.spec.IsLocal(),
-		Marketplace: j.marketplace})
+		Marketplace: j.marketplace, EntryManifest: j.manifest})
 	if errors.Is(err, plugins.ErrNotAPlugin) && len(j.carries) > 0 {
 		return p, fmt.Errorf("add %s: the marketplace entry carries only %s, which quiver does not use (it installs hooks, skills and recipes)", j.name, strings.Join(j.carries, " and "))
 	}

@@ -79,7 +79,7 @@ local. Exits 1 when a remote cannot be asked.`,
 				return err
 			}
 			in := a.installer(layout, global)
-			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true})
+			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true, Resolve: a.resolveFromMarketplace(layout)})
 			if err != nil {
 				return err
 			}
@@ -204,7 +204,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	in := a.installer(layout, o.Global)
 	var res []plugins.UpdateResult
 	change := func() error {
-		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun})
+		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.resolveFromMarketplace(layout)})
 		return err
 	}
 	if o.DryRun {

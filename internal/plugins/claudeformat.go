@@ -18,6 +18,12 @@ import (
 // ClaudeManifestPath is where a Claude-format plugin keeps its manifest.
 const ClaudeManifestPath = ".claude-plugin/plugin.json"
 
+// EntryManifestPath is where a plugin installed from a marketplace entry
+// with "strict": false keeps that entry's commands, skills and hooks
+// fields (SPEC §12): the entry is the plugin's manifest, so these replace
+// plugin.json's. quiver writes it at install; the content hash covers it.
+const EntryManifestPath = ".quiver-entry.json"
+
 // HooksJSON is the file name of a Claude-format hook configuration; one
 // in a hooks/ folder makes that folder Claude's (SPEC §11): its files are
 // the scripts the handlers call, never native hooks.
@@ -33,6 +39,9 @@ type ClaudeManifest struct {
 	// an inline "hooks" object. Both add to hooks/hooks.json.
 	HookPaths []string
 	Hooks     json.RawMessage
+	// HooksFile is the file holding the inline Hooks, relative to the
+	// plugin: ClaudeManifestPath or EntryManifestPath.
+	HooksFile string
 	// Unused counts what quiver does not use, by kind ("agents", "MCP
 	// servers", ...), as far as the manifest names it.
 	Unused map[string]int
@@ -50,20 +59,43 @@ type HookFile struct {
 	Inline json.RawMessage
 }
 
-// ReadClaudeManifest reads root/.claude-plugin/plugin.json; ok is false
-// when there is none. Component paths are validated like every path read
+// ReadClaudeManifest reads root/.claude-plugin/plugin.json, and the
+// component fields of root/.quiver-entry.json over it; ok is false when
+// there is neither. Component paths are validated like every path read
 // from a file (SPEC §9).
 func ReadClaudeManifest(root string) (m ClaudeManifest, ok bool, err error) {
-	data, err := safefs.ReadFile(filepath.Join(root, ClaudeManifestPath), safefs.MaxMeta)
+	m, ok, err = readPluginJSON(root)
+	if err != nil {
+		return m, ok, err
+	}
+	raw, found, err := readObject(root, EntryManifestPath)
+	if !found || err != nil {
+		return m, ok || found, err
+	}
+	m.Commands, m.Skills, m.HookPaths, m.Hooks, m.HooksFile = nil, nil, nil, nil, ""
+	return m, true, components(raw, EntryManifestPath, &m)
+}
+
+// readObject reads root/rel as a JSON object; found is false when there
+// is no such file.
+func readObject(root, rel string) (raw map[string]json.RawMessage, found bool, err error) {
+	data, err := safefs.ReadFile(filepath.Join(root, filepath.FromSlash(rel)), safefs.MaxMeta)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return m, false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return m, true, err
+		return nil, true, err
 	}
-	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
-		return m, true, fmt.Errorf("%s is not a JSON object: %v", ClaudeManifestPath, err)
+		return nil, true, fmt.Errorf("%s is not a JSON object: %v", rel, err)
+	}
+	return raw, true, nil
+}
+
+func readPluginJSON(root string) (m ClaudeManifest, ok bool, err error) {
+	raw, ok, err := readObject(root, ClaudeManifestPath)
+	if !ok || err != nil {
+		return m, ok, err
 	}
 	field := func(name string) (string, error) {
 		v, ok := raw[name]
@@ -87,11 +119,25 @@ func ReadClaudeManifest(root string) (m ClaudeManifest, ok bool, err error) {
 			m.Author = who.Name
 		}
 	}
-	if m.Commands, err = paths(raw, "commands"); err != nil {
+	if err := components(raw, ClaudeManifestPath, &m); err != nil {
 		return m, true, err
 	}
-	if m.Skills, err = paths(raw, "skills"); err != nil {
-		return m, true, err
+	m.Unused = map[string]int{}
+	for key, kind := range map[string]string{"agents": "agents", "mcpServers": "MCP servers", "lspServers": "LSP servers", "outputStyles": "output styles"} {
+		if v, ok := raw[key]; ok {
+			m.Unused[kind] += countEntries(v)
+		}
+	}
+	return m, true, nil
+}
+
+// components reads the commands, skills and hooks fields of file.
+func components(raw map[string]json.RawMessage, file string, m *ClaudeManifest) (err error) {
+	if m.Commands, err = paths(raw, file, "commands"); err != nil {
+		return err
+	}
+	if m.Skills, err = paths(raw, file, "skills"); err != nil {
+		return err
 	}
 	if h, ok := raw["hooks"]; ok && bytes.HasPrefix(bytes.TrimSpace(h), []byte("{")) {
 		var inline struct {
@@ -104,20 +150,15 @@ func ReadClaudeManifest(root string) (m ClaudeManifest, ok bool, err error) {
 		} else {
 			m.Hooks = h
 		}
-	} else if m.HookPaths, err = paths(raw, "hooks"); err != nil {
-		return m, true, err
+		m.HooksFile = file
+	} else if m.HookPaths, err = paths(raw, file, "hooks"); err != nil {
+		return err
 	}
-	m.Unused = map[string]int{}
-	for key, kind := range map[string]string{"agents": "agents", "mcpServers": "MCP servers", "lspServers": "LSP servers", "outputStyles": "output styles"} {
-		if v, ok := raw[key]; ok {
-			m.Unused[kind] += countEntries(v)
-		}
-	}
-	return m, true, nil
+	return nil
 }
 
 // paths reads a component field: one path or a list of them.
-func paths(raw map[string]json.RawMessage, name string) ([]string, error) {
+func paths(raw map[string]json.RawMessage, file, name string) ([]string, error) {
 	v, ok := raw[name]
 	if !ok || string(v) == "null" {
 		return nil, nil
@@ -127,13 +168,13 @@ func paths(raw map[string]json.RawMessage, name string) ([]string, error) {
 	if json.Unmarshal(v, &one) == nil {
 		list = []string{one}
 	} else if err := json.Unmarshal(v, &list); err != nil {
-		return nil, fmt.Errorf("%s: %q must be a path or a list of paths", ClaudeManifestPath, name)
+		return nil, fmt.Errorf("%s: %q must be a path or a list of paths", file, name)
 	}
 	out := make([]string, 0, len(list))
 	for _, p := range list {
 		clean, err := safefs.RelPath(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %q: %w", ClaudeManifestPath, name, err)
+			return nil, fmt.Errorf("%s: %q: %w", file, name, err)
 		}
 		out = append(out, clean)
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -129,7 +130,7 @@ func Scan(root string, k Kinds) (Contents, error) {
 			if len(c.HookFiles) > 0 {
 				name = "plugin.json"
 			}
-			c.HookFiles = append(c.HookFiles, HookFile{Name: name, Path: filepath.Join(root, filepath.FromSlash(ClaudeManifestPath)), Inline: m.Hooks})
+			c.HookFiles = append(c.HookFiles, HookFile{Name: name, Path: filepath.Join(root, filepath.FromSlash(m.HooksFile)), Inline: m.Hooks})
 		}
 	}
 	var guard *RootGuard
@@ -138,8 +139,18 @@ func Scan(root string, k Kinds) (Contents, error) {
 	}
 	if k&SkillKind != 0 {
 		for _, dir := range orDefault(m.Skills, "skills") {
-			skills, err := scanSkills(filepath.Join(root, filepath.FromSlash(dir)), c.Info, guard)
-			if err != nil {
+			full := filepath.Join(root, filepath.FromSlash(dir))
+			var skills []Item
+			if _, err := os.Lstat(filepath.Join(full, "SKILL.md")); err == nil && len(m.Skills) > 0 {
+				// A manifest may name a skill's own folder, as Claude
+				// Code reads it ("skills": ["./review"]): read its
+				// parent, keeping that one skill.
+				skills, err = scanSkills(filepath.Dir(full), c.Info, guard)
+				skills = slices.DeleteFunc(skills, func(it Item) bool { return it.Name != filepath.Base(full) })
+				if err != nil {
+					return c, err
+				}
+			} else if skills, err = scanSkills(full, c.Info, guard); err != nil {
 				return c, err
 			}
 			c.Skills = mergeItems(c.Skills, skills, nil)

@@ -66,6 +66,10 @@ type AddRequest struct {
 	// Marketplace is recorded in the lock entry of a PLUGIN@MARKETPLACE
 	// install.
 	Marketplace string
+	// EntryManifest, from a marketplace entry with "strict": false, is
+	// written into the plugin as EntryManifestPath before it is scanned
+	// and hashed, and recorded in the lock entry (SPEC §12).
+	EntryManifest string
 }
 
 // begin takes the scope lock and repairs what an interrupted command left.
@@ -234,6 +238,21 @@ func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (L
 	if fetched.Link {
 		checkRoot = req.Spec.Path
 	}
+	if req.EntryManifest != "" {
+		if fetched.Link {
+			return LockEntry{}, fmt.Errorf("%w: a marketplace entry's manifest cannot be written into a linked folder", ErrInvalidSpec)
+		}
+		if err := checkEntryManifest(req.EntryManifest); err != nil {
+			return LockEntry{}, err
+		}
+		p := filepath.Join(stage, EntryManifestPath)
+		if err := os.RemoveAll(p); err != nil { // the repository's own, whatever it is
+			return LockEntry{}, err
+		}
+		if err := os.WriteFile(p, []byte(req.EntryManifest+"\n"), 0o644); err != nil {
+			return LockEntry{}, err
+		}
+	}
 	if err := CheckSymlinks(checkRoot); err != nil {
 		return LockEntry{}, err
 	}
@@ -249,7 +268,7 @@ func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (L
 		}
 		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill or recipe (hooks/, skills/, recipes/)", req.Spec.Shown(), ErrNotAPlugin)
 	}
-	entry := LockEntry{Source: req.Spec.Source(), Path: req.Spec.Subdir, Marketplace: req.Marketplace, Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link}
+	entry := LockEntry{Source: req.Spec.Source(), Path: req.Spec.Subdir, Marketplace: req.Marketplace, Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link, Manifest: req.EntryManifest}
 	if !fetched.Link {
 		d, err := HashDir(stage)
 		if err != nil {

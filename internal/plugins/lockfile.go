@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,26 @@ type LockEntry struct {
 	Hash        string `yaml:"hash,omitempty" json:"hash,omitempty"`
 	Link        bool   `yaml:"link,omitempty" json:"link,omitempty"`
 	Disabled    bool   `yaml:"disabled,omitempty" json:"disabled,omitempty"`
+	// Manifest is the component fields of a marketplace entry with
+	// "strict": false (compact JSON), which the plugin folder holds as
+	// EntryManifestPath, so that the plugin installs from the lock alone.
+	Manifest string `yaml:"manifest,omitempty" json:"manifest,omitempty"`
+}
+
+// checkEntryManifest checks a marketplace entry's manifest as it comes
+// from the lock or a marketplace: a JSON object of printable ASCII within
+// the metadata size limit.
+func checkEntryManifest(m string) error {
+	var obj map[string]json.RawMessage
+	switch {
+	case len(m) > safefs.MaxMeta:
+		return fmt.Errorf("the marketplace entry's manifest is larger than %s", safefs.Size(safefs.MaxMeta))
+	case strings.IndexFunc(m, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0:
+		return errors.New("the marketplace entry's manifest holds a character other than printable ASCII")
+	case json.Unmarshal([]byte(m), &obj) != nil || obj == nil:
+		return errors.New("the marketplace entry's manifest is not a JSON object")
+	}
+	return nil
 }
 
 // MarketplaceEntry records one added marketplace (SPEC §6, §12).
@@ -116,6 +137,11 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 		if e.Path != "" {
 			if _, err := safefs.RelPath(e.Path); err != nil {
 				return nil, fmt.Errorf("lock file %s is corrupt: plugin %s: path %w", path, k, err)
+			}
+		}
+		if e.Manifest != "" {
+			if err := checkEntryManifest(e.Manifest); err != nil {
+				return nil, fmt.Errorf("lock file %s is corrupt: plugin %s: %w", path, k, err)
 			}
 		}
 		for field, v := range map[string]string{"source": e.Source, "path": e.Path, "marketplace": e.Marketplace, "ref": e.Ref, "commit": e.Commit, "hash": e.Hash} {

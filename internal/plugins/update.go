@@ -43,6 +43,12 @@ type UpdateOptions struct {
 	Force bool
 	// DryRun changes nothing.
 	DryRun bool
+	// Resolve, when set, says what a plugin installed from a marketplace
+	// (LockEntry.Marketplace) is now: the spec and entry manifest of the
+	// marketplace's current entry (SPEC §12). ok false means the
+	// marketplace cannot tell (removed, say): the plugin follows its own
+	// lock entry like any other.
+	Resolve func(n Name, e LockEntry) (spec Spec, manifest string, ok bool, err error)
 }
 
 // UpdateResult says what Update did, or would do, to one plugin.
@@ -123,17 +129,32 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 	if o.Ref != "" {
 		ref = o.Ref
 	}
-	latest, kind, err := in.Fetcher.Latest(ctx, e.Source, ref)
+	// want is what the plugin should come from: its own lock entry, or
+	// the marketplace's current entry, which may name another source,
+	// folder, pin or manifest.
+	want := e
+	if o.Resolve != nil && e.Marketplace != "" && o.Ref == "" {
+		spec, manifest, ok, err := o.Resolve(n, e)
+		if err != nil {
+			r.Err = fmt.Errorf("update %s: %w", n, err)
+			return r
+		}
+		if ok {
+			want.Source, want.Path, want.Manifest, ref = spec.Source(), spec.Subdir, manifest, spec.Ref
+		}
+	}
+	moved := want.Source != e.Source || want.Path != e.Path || want.Manifest != e.Manifest || ref != e.Ref
+	latest, kind, err := in.Fetcher.Latest(ctx, want.Source, ref)
 	if err != nil {
 		r.Err = fmt.Errorf("update %s: %w", n, err)
 		return r
 	}
 	r.Ref = ref
-	if o.Ref == "" && kind != BranchRef {
+	if o.Ref == "" && kind != BranchRef && !moved {
 		r.Status = Pinned
 		return r
 	}
-	if latest == e.Commit && ref == e.Ref {
+	if latest == e.Commit && !moved {
 		r.Status = UpToDate
 		return r
 	}
@@ -158,12 +179,12 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 		r.Status = WouldUpdate
 		return r
 	}
-	spec, err := specFromEntry(e, ref)
+	spec, err := specFromEntry(want, ref)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	entry, err := in.put(ctx, lock, &AddRequest{Spec: spec, Name: n}, exists, func(ne *LockEntry) error {
+	entry, err := in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Marketplace: e.Marketplace, EntryManifest: want.Manifest}, exists, func(ne *LockEntry) error {
 		ne.Disabled = e.Disabled
 		return nil
 	})
@@ -172,7 +193,7 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 		return r
 	}
 	r.To, r.Status = entry.Commit, Updated
-	if entry.Commit == e.Commit && ref == e.Ref {
+	if entry.Commit == e.Commit && entry.Hash == e.Hash && !moved {
 		r.Status = UpToDate
 	}
 	return r
@@ -380,7 +401,7 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult
 		r.Status, r.Err = "failed", err
 		return r
 	}
-	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link}, exists, func(got *LockEntry) error {
+	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link, Marketplace: want.Marketplace, EntryManifest: want.Manifest}, exists, func(got *LockEntry) error {
 		if !want.Link && got.Hash != want.Hash {
 			return fmt.Errorf("%w: %s at %s hashes to %s, the lock says %s", ErrHashMismatch, want.Source, shortOr(want.Commit, "the folder"), ShortHash(got.Hash), ShortHash(want.Hash))
 		}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -52,10 +53,11 @@ type Entry struct {
 	Keywords    []string `json:"keywords,omitempty"`
 	Tags        []string `json:"tags,omitempty"`
 	Source      Source   `json:"source"`
-	// Strict false: the entry's own component fields (Manifest) are the
-	// plugin's manifest.
-	Strict   bool            `json:"strict"`
-	Manifest json.RawMessage `json:"-"`
+	// Strict false: the entry's own component fields (Manifest, compact
+	// JSON in printable ASCII, "" when it has none) are the plugin's
+	// manifest, written into it as plugins.EntryManifestPath.
+	Strict   bool   `json:"strict"`
+	Manifest string `json:"-"`
 	// Carries names what else the entry declares (MCP servers, agents...).
 	Carries []string `json:"-"`
 	Problem string   `json:"problem,omitempty"`
@@ -279,7 +281,13 @@ func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
 				manifest[key] = v
 			}
 		}
-		e.Manifest, _ = json.Marshal(manifest)
+		if len(manifest) > 0 {
+			data, err := json.Marshal(manifest)
+			if err != nil {
+				e.Problem = firstOf(e.Problem, "its commands, skills or hooks field is not valid JSON")
+			}
+			e.Manifest = asciiJSON(data)
+		}
 	}
 	for key, what := range carried {
 		if _, ok := fields[key]; ok {
@@ -374,6 +382,25 @@ func parseSource(r json.RawMessage, pluginRoot string) (Source, string) {
 		}
 	}
 	return s, ""
+}
+
+// asciiJSON escapes every rune of compact JSON outside printable ASCII
+// (they can only stand inside strings), so that the manifest is stored in
+// the lock and the plugin folder as plain text that hides nothing.
+func asciiJSON(data []byte) string {
+	var b strings.Builder
+	for _, r := range string(data) {
+		switch {
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 // remoteURL says what is wrong with an entry's url, "" for nothing. An

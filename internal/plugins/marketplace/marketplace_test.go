@@ -169,21 +169,36 @@ func TestParseDuplicatesAndRenames(t *testing.T) {
 func TestStrictFalseAndCarries(t *testing.T) {
 	m, err := Parse([]byte(`{"name": "m", "plugins": [
 		{"name": "loose", "strict": false, "source": "./", "skills": ["./a", "./b"], "commands": "./cmds", "hooks": {"Stop": []}, "lspServers": {"x": {}}},
-		{"name": "strict", "source": "./s", "skills": ["./a"], "mcpServers": {"y": {}}, "agents": ["./ag.md"]}
+		{"name": "strict", "source": "./s", "skills": ["./a"], "mcpServers": {"y": {}}, "agents": ["./ag.md"]},
+		{"name": "bare", "strict": false, "source": "./b"},
+		{"name": "unicode", "strict": false, "source": "./u", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo é\u202e😀\u007f"}]}]}}
 	]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	loose, strict := m.Entries[0], m.Entries[1]
 	var manifest map[string]json.RawMessage
-	if err := json.Unmarshal(loose.Manifest, &manifest); err != nil {
+	if err := json.Unmarshal([]byte(loose.Manifest), &manifest); err != nil {
 		t.Fatal(err)
 	}
 	if len(manifest) != 3 || string(manifest["commands"]) != `"./cmds"` {
 		t.Errorf("strict false manifest %s", loose.Manifest)
 	}
-	if loose.Strict || !strict.Strict || strict.Manifest != nil {
+	if loose.Strict || !strict.Strict || strict.Manifest != "" {
 		t.Errorf("strict: %v %v, manifest of a strict entry %s", loose.Strict, strict.Strict, strict.Manifest)
+	}
+	if m.Entries[2].Manifest != "" {
+		t.Errorf("a strict false entry without component fields has manifest %s", m.Entries[2].Manifest)
+	}
+	// Stored as printable ASCII, meaning the same.
+	if want := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo \u00e9\u202e\ud83d\ude00\u007f"}]}]}}`; m.Entries[3].Manifest != want {
+		t.Errorf("manifest %s, want %s", m.Entries[3].Manifest, want)
+	}
+	var back, orig any
+	json.Unmarshal([]byte(m.Entries[3].Manifest), &back)
+	json.Unmarshal([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo é\u202e😀\u007f"}]}]}}`), &orig)
+	if fmt.Sprint(back) != fmt.Sprint(orig) {
+		t.Errorf("escaped manifest means %v, want %v", back, orig)
 	}
 	if fmt.Sprint(loose.Carries) != "[LSP servers]" {
 		t.Errorf("loose carries %v", loose.Carries)
