@@ -41,6 +41,10 @@ func marketplaceNamer(override string) plugins.MarketplaceNamer {
 		if name == "" {
 			return "", fmt.Errorf("%s has no name; give one with --name", marketplace.File)
 		}
+		if override == "" && plugins.ValidMarketplaceName(name) != nil {
+			// The repository's choice, not a mistake in the command line.
+			return "", fmt.Errorf("%s names it %q, which cannot be a marketplace name (1-39 lowercase letters, digits or hyphens); give one with --name", marketplace.File, name)
+		}
 		return name, nil
 	}
 }
