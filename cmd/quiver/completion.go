@@ -1,17 +1,20 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 )
 
 // Shell completion: cobra generates the scripts (quiver completion bash|
-// zsh|fish); these functions complete installed plugin names, hook names
-// and event names. They read the disk only and never run a hook.
+// zsh|fish); these functions complete installed plugin names, hook names,
+// event names, marketplace names and PLUGIN@MARKETPLACE. They read files
+// only: no hook runs, no process starts, nothing is fetched.
 
 func (a *App) completePluginNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	layout, err := a.layout()
@@ -80,6 +83,75 @@ func (a *App) completeHookNames(cmd *cobra.Command, args []string, toComplete st
 	return match, cobra.ShellCompDirectiveDefault
 }
 
+// completeMarketplaceNames lists the marketplaces added in either scope,
+// from the lock files.
+func (a *App) completeMarketplaceNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	layout, err := a.layout()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range layout.Scopes() {
+		ms, err := plugins.ListMarketplaces(s)
+		if err != nil {
+			continue
+		}
+		for _, m := range ms {
+			if !seen[m.Name] && strings.HasPrefix(m.Name, toComplete) && !slices.Contains(args, m.Name) {
+				seen[m.Name] = true
+				out = append(out, m.Name)
+			}
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeMarketplacePlugins offers plugin add every installable entry
+// of the added marketplaces as PLUGIN@MARKETPLACE, with its description,
+// read from the checked-out marketplace.json files. Anything that looks
+// like a path or a URL is left to the shell's file completion.
+func (a *App) completeMarketplacePlugins(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if strings.ContainsAny(toComplete, "/:~") || strings.HasPrefix(toComplete, ".") {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	seen := map[string]bool{} // a project marketplace hides a global one of its name
+	var out []string
+	for _, s := range layout.Scopes() {
+		ms, err := plugins.ListMarketplaces(s)
+		if err != nil {
+			continue
+		}
+		for _, mc := range ms {
+			if seen[mc.Name] || mc.Missing {
+				continue
+			}
+			seen[mc.Name] = true
+			m, err := marketplace.ReadDir(mc.Dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range m.Entries {
+				name := e.Name + "@" + mc.Name
+				if e.Problem != "" || !strings.HasPrefix(name, toComplete) {
+					continue
+				}
+				// Names are validated; a description is the
+				// marketplace's text, made one plain line.
+				if d := visible(truncate(e.Description, 60)); d != "" {
+					name += "\t" + d
+				}
+				out = append(out, name)
+			}
+		}
+	}
+	return out, cobra.ShellCompDirectiveDefault
+}
+
 // wireCompletions attaches the completion functions to the commands.
 func (a *App) wireCompletions(root *cobra.Command) {
 	for _, path := range [][]string{
@@ -89,6 +161,24 @@ func (a *App) wireCompletions(root *cobra.Command) {
 		if c, _, err := root.Find(path); err == nil {
 			c.ValidArgsFunction = a.completePluginNames
 		}
+	}
+	if c, _, err := root.Find([]string{"marketplace", "update"}); err == nil {
+		c.ValidArgsFunction = a.completeMarketplaceNames
+	}
+	if c, _, err := root.Find([]string{"marketplace", "remove"}); err == nil {
+		c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return a.completeMarketplaceNames(cmd, args, toComplete)
+		}
+	}
+	if c, _, err := root.Find([]string{"plugin", "add"}); err == nil {
+		c.ValidArgsFunction = a.completeMarketplacePlugins
+	}
+	if c, _, err := root.Find([]string{"search"}); err == nil {
+		c.RegisterFlagCompletionFunc("marketplace", a.completeMarketplaceNames)
+		c.ValidArgsFunction = cobra.NoFileCompletions
 	}
 	if c, _, err := root.Find([]string{"hook", "run"}); err == nil {
 		c.ValidArgsFunction = completeEvents
