@@ -117,11 +117,31 @@ func (a *App) home() string {
 	return h
 }
 
+// checkConfigPath refuses a configuration reached through a symbolic
+// link, or that is one: a repository may commit .claude as a link to your
+// home's, or settings.json as a link to your global settings, and quiver
+// would then edit (or leak into the work tree) a file that is not this
+// scope's. A dotfiles link is refused the same way; edit what it points
+// to, with --dry-run to see the result.
+func checkConfigPath(s agentSite) error {
+	rel, err := filepath.Rel(s.base, s.config)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("%s is not under %s", s.config, s.base)
+	}
+	if err := wiring.SafeParents(s.base, rel, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if fi, err := os.Lstat(s.config); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link; quiver does not write through links (edit the file it points to; --dry-run prints the result)", s.config)
+	}
+	return nil
+}
+
 // wiringConfig is what quiver keeps in the agent's file.
 func wiringConfig(ag *agents.Agent, command string, allowRewrites bool) wiring.Config {
 	c := wiring.Config{
 		Comments: ag.Comments,
-		Ours:     func(el json.RawMessage) bool { return wiring.CommandsRun(el, ag.Marker()) },
+		Ours:     func(el json.RawMessage) bool { return wiring.CommandsRun(el, ag.Writes) },
 	}
 	for _, ev := range ag.Events {
 		keys, elem := ag.Entry(ev, ag.Command(command, ev, allowRewrites))
@@ -169,6 +189,9 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 			return err
 		}
 		defer unlock()
+	}
+	if err := checkConfigPath(site); err != nil {
+		return err
 	}
 	rec, err := wiring.ReadRecord(site.record)
 	if err != nil {
@@ -288,6 +311,9 @@ func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error
 		return err
 	}
 	defer unlock()
+	if err := checkConfigPath(site); err != nil {
+		return err
+	}
 	rec, err := wiring.ReadRecord(site.record)
 	if err != nil {
 		return err
@@ -320,7 +346,7 @@ func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error
 		removed = ch.Changed
 	}
 	if prev != nil {
-		if err := wiring.RemoveLinks(site.base, prev.Links); err != nil {
+		if err := wiring.RemoveLinks(site.base, ownLinks(site, prev.Links)); err != nil {
 			return err
 		}
 		delete(rec.Agents, ag.Name)
@@ -353,12 +379,26 @@ func (a *App) syncLinks(ctx context.Context, layout plugins.Layout, site agentSi
 		}
 		dirs = append(dirs, wiring.LinkDir{Dir: site.agent.CommandsDir, Suffix: ".md", Items: linkItems(recipes, site.scope, false)})
 	}
-	links, warnings, err := wiring.SyncLinks(site.base, dirs, entry.Links)
+	links, warnings, err := wiring.SyncLinks(site.base, dirs, ownLinks(site, entry.Links))
 	entry.Links = links
 	for _, w := range warnings {
 		a.warnf("quiver: %s", w)
 	}
 	return err
+}
+
+// ownLinks keeps the recorded links that lie directly in the agent's own
+// skills or commands folder: only those are quiver's to change, since the
+// record may have come with a repository.
+func ownLinks(site agentSite, links []wiring.Link) []wiring.Link {
+	var own []wiring.Link
+	for _, l := range links {
+		d := filepath.Dir(filepath.FromSlash(l.Path))
+		if d == filepath.FromSlash(site.agent.SkillsDir) || (site.agent.CommandsDir != "" && d == filepath.FromSlash(site.agent.CommandsDir)) {
+			own = append(own, l)
+		}
+	}
+	return own
 }
 
 // linkItems are the active items of one scope, as the agent should see
@@ -403,6 +443,16 @@ func (a *App) syncAgents(ctx context.Context, layout plugins.Layout) error {
 				continue // an agent this quiver does not know: left alone
 			}
 			site := a.siteOf(ag, layout, s.Location == plugins.Global)
+			// An agents.yaml may come with a repository: only agents
+			// whose configuration really calls quiver get links.
+			if checkConfigPath(site) != nil {
+				continue
+			}
+			if data, ok, err := readAgentConfig(site.config); err != nil || !ok {
+				continue
+			} else if wired, _ := wiredIn(ag, data); !wired {
+				continue
+			}
 			unlock, err := a.lockAgents(ctx, site)
 			if err != nil {
 				errs = append(errs, err)

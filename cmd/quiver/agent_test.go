@@ -491,3 +491,107 @@ func TestAgentReadmeStory(t *testing.T) {
 		t.Fatalf("a harmless call was stopped: %+v", s)
 	}
 }
+
+// TestHookRunFormatFailsClosed: with --fail-closed, quiver's own failure
+// before any hook runs (bad input, no home, a bad timeout) is the
+// agent's deny, never "proceed".
+func TestHookRunFormatFailsClosed(t *testing.T) {
+	h := agentHarness(t)
+	for _, c := range []struct {
+		stdin string
+		env   []string
+		args  []string
+	}{
+		{"not json", nil, nil},
+		{"{}", []string{"QUIVER_HOME=", "HOME="}, nil},
+		{"{}", []string{"QUIVER_HOOK_TIMEOUT=soon"}, nil},
+		{"{}", []string{"QUIVER_PROJECT_DIR=/nowhere/at/all"}, nil},
+	} {
+		r := h.with(c.env...).run(c.stdin, append([]string{"hook", "run", "--format", "claude", "--fail-closed", "PreToolUse"}, c.args...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stdout, "failing closed") {
+			t.Errorf("%v %q: %s", c.env, c.stdin, r)
+		}
+		// Without --fail-closed it is a non-blocking error: exit 1.
+		r = h.with(c.env...).run(c.stdin, "hook", "run", "--format", "claude", "PreToolUse")
+		if r.code != 1 || r.stdout != "" {
+			t.Errorf("without --fail-closed, %v %q: %s", c.env, c.stdin, r)
+		}
+	}
+	if r := h.run("{}", "hook", "run", "--", "--format", "claude", "PreToolUse"); r.code != 1 {
+		t.Errorf("--format after --: %s", r)
+	}
+}
+
+// TestAgentRepositoryCannotRedirect: what a repository commits (a link for
+// .claude or for settings.json, an agents.yaml naming links and agents)
+// never makes quiver edit, delete or link anything outside the agent's
+// own files in this project.
+func TestAgentRepositoryCannotRedirect(t *testing.T) {
+	h := agentHarness(t)
+	global := filepath.Join(h.home, ".claude")
+	os.MkdirAll(global, 0o755)
+	secret := `{"env": {"API_KEY": "sk-secret"}}`
+	os.WriteFile(filepath.Join(global, "settings.json"), []byte(secret), 0o600)
+
+	// .claude committed as a link to the user's own folder.
+	os.Symlink(global, filepath.Join(h.project, ".claude"))
+	if r := h.run("", "agent", "install", "claude"); r.code != 1 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf(".claude as a link: %s", r)
+	}
+	os.Remove(filepath.Join(h.project, ".claude"))
+	// settings.json committed as a link to the user's global settings.
+	os.MkdirAll(filepath.Join(h.project, ".claude"), 0o755)
+	os.Symlink(filepath.Join(global, "settings.json"), filepath.Join(h.project, ".claude", "settings.json"))
+	if r := h.run("", "agent", "install", "claude"); r.code != 1 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("settings.json as a link: %s", r)
+	}
+	if r := h.run("", "agent", "remove", "claude"); r.code != 1 {
+		t.Errorf("remove through a link: %s", r)
+	}
+	if data, _ := os.ReadFile(filepath.Join(global, "settings.json")); string(data) != secret {
+		t.Errorf("the user's global settings changed: %s", data)
+	}
+	if fi, err := os.Lstat(filepath.Join(h.project, ".claude", "settings.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the committed link was replaced: %v", err)
+	}
+
+	// An agents.yaml that records a link of the user's and an agent the
+	// user never wired.
+	os.Symlink("/usr/bin/python3", filepath.Join(h.project, "python"))
+	os.MkdirAll(filepath.Join(h.project, ".quiver"), 0o755)
+	os.WriteFile(filepath.Join(h.project, ".quiver", "agents.yaml"), []byte(`version: 1
+agents:
+  codex:
+    command: quiver
+    links:
+      - {path: python, target: /usr/bin/python3, item: x}
+`), 0o644)
+	h.must("plugin", "add", examplePlugin(t))
+	h.must("agent", "sync")
+	if _, err := os.Readlink(filepath.Join(h.project, "python")); err != nil {
+		t.Errorf("a link named by a committed agents.yaml was removed: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(h.project, ".agents")); err == nil {
+		t.Errorf("skills were linked for an agent the user never wired")
+	}
+}
+
+// TestAgentKeepsUsersQuiverEntry: an entry the user wrote that calls
+// quiver differently (--fail-closed) is theirs: install adds quiver's
+// beside it, remove leaves it.
+func TestAgentKeepsUsersQuiverEntry(t *testing.T) {
+	h := agentHarness(t)
+	config := filepath.Join(h.project, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(config), 0o755)
+	mine := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "quiver hook run --format claude --fail-closed before_tool_call"}]}]}}`
+	os.WriteFile(config, []byte(mine), 0o644)
+	h.must("agent", "install", "claude")
+	data, _ := os.ReadFile(config)
+	if !strings.Contains(string(data), "--fail-closed before_tool_call") {
+		t.Fatalf("install changed the user's entry:\n%s", data)
+	}
+	h.must("agent", "remove", "claude")
+	if data, _ := os.ReadFile(config); string(data) != mine {
+		t.Errorf("remove did not give the user's file back:\n%s", data)
+	}
+}

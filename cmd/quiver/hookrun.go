@@ -526,9 +526,6 @@ func (a *App) printHookTest(r hookTestJSON) {
 // one of those errors.
 func formatFlagGiven(args []string) bool {
 	for _, arg := range args {
-		if arg == "--" {
-			return false
-		}
 		if arg == "--format" || strings.HasPrefix(arg, "--format=") {
 			return true
 		}
@@ -544,31 +541,12 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return &usageError{err: err, cmd: cmd}
 	}
-	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
-	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	ev, err := ag.Resolve(o.Event)
 	if err != nil {
-		return err
-	}
-	layout, err := a.layout()
-	if err != nil {
-		return err
-	}
-	raw, err := a.readPayload(o.PayloadFile)
-	if err != nil {
-		return err
-	}
-	call, err := ag.Decode(o.Event, raw)
-	if err != nil {
-		if errors.Is(err, hooks.ErrPayload) {
-			return fmt.Errorf("%s's input is not a JSON object", ag.Title)
-		}
 		return &usageError{err: err, cmd: cmd}
 	}
-	data, _ := json.Marshal(call.Payload)
-	payload, err := hooks.ParsePayload(call.Event, data, layout.ProjectDir)
-	if err != nil {
-		return err
-	}
+	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
+	failClosed := (o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1") && hooks.Blocking(call.Event)
 	opts := agents.Options{AllowRewrites: o.AllowRewrites}
 	failedClosed := func(why string) *hooks.Result {
 		res := hooks.EmptyResult(call.Event)
@@ -576,7 +554,7 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		res.Reason = why
 		return res
 	}
-	if failClosed && hooks.Blocking(call.Event) {
+	if failClosed {
 		a.lastWords = func(ie interruptedError) int {
 			ans := ag.Encode(call, failedClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)), opts)
 			if !a.printAnswer(ans) {
@@ -585,21 +563,15 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 			return ans.Exit
 		}
 	}
-	res := hooks.EmptyResult(call.Event)
-	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
-		if res, err = a.fire(cmd.Context(), layout, call.Event, failClosed, timeout, payload); err != nil {
-			if !failClosed || !hooks.Blocking(call.Event) {
-				return err
-			}
-			a.warnf("quiver: %v", err)
-			res = failedClosed(fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err))
+	res, err := a.answerAs(cmd, o, ag, &call)
+	if err != nil {
+		if !failClosed {
+			return err
 		}
-	}
-	if ie, ok := interruption(cmd.Context()); ok {
-		if !failClosed || !hooks.Blocking(call.Event) {
-			return ie
-		}
-		res = failedClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
+		// Fail closed means quiver's own failure (a bad input, no home,
+		// an unreadable scope) is a deny too, never "proceed".
+		a.warnf("quiver: %v", err)
+		res = failedClosed(fmt.Sprintf("quiver failed (%v); failing closed", plugins.Redact(err.Error())))
 	}
 	ans := ag.Encode(call, res, opts)
 	if !a.printAnswer(ans) {
@@ -609,6 +581,46 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		return exitCodeError(ans.Exit)
 	}
 	return nil
+}
+
+// answerAs reads the agent's input into call and runs the hook set.
+func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, call *agents.Call) (*hooks.Result, error) {
+	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := a.readPayload(o.PayloadFile)
+	if err != nil {
+		return nil, err
+	}
+	decoded, err := ag.Decode(o.Event, raw)
+	if err != nil {
+		if errors.Is(err, hooks.ErrPayload) {
+			return nil, fmt.Errorf("%s's input is not a JSON object", ag.Title)
+		}
+		return nil, err
+	}
+	*call = decoded
+	data, _ := json.Marshal(call.Payload)
+	payload, err := hooks.ParsePayload(call.Event, data, layout.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	if a.Getenv("QUIVER_NO_HOOKS") == "1" {
+		return hooks.EmptyResult(call.Event), nil
+	}
+	res, err := a.fire(cmd.Context(), layout, call.Event, o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1", timeout, payload)
+	if err != nil {
+		return nil, err
+	}
+	if ie, ok := interruption(cmd.Context()); ok {
+		return nil, ie
+	}
+	return res, nil
 }
 
 // printAnswer prints an agent's answer once (see printResult).

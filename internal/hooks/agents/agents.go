@@ -12,6 +12,7 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -110,6 +111,21 @@ func Lookup(name string) (*Agent, error) {
 // Marker is what every command quiver writes for the agent contains: how
 // quiver recognises its own entries.
 func (a *Agent) Marker() string { return "hook run --format " + a.Name }
+
+// Writes reports whether command is one quiver writes for this agent:
+// one word (the quiver to run, maybe quoted), then exactly "hook run
+// --format AGENT [--allow-rewrites] EVENT". A command of the user's own
+// that calls quiver with other flags (--fail-closed) is theirs, and is
+// never changed or removed.
+func (a *Agent) Writes(command string) bool {
+	word := `(?:'(?:[^']|'\\'')*'|[^\s']+)`
+	var evs []string
+	for _, ev := range a.Events {
+		evs = append(evs, regexp.QuoteMeta(ev.Quiver))
+	}
+	re := regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)? (?:` + strings.Join(evs, "|") + `)$`)
+	return re.MatchString(command)
+}
 
 // Command is the command line the agent runs for ev.
 func (a *Agent) Command(quiver string, ev Event, allowRewrites bool) string {

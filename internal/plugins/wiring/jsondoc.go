@@ -38,6 +38,9 @@ func ParseDoc(data []byte, comments bool) (*Doc, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
+	if depth := nesting(data); depth > maxNesting {
+		return nil, fmt.Errorf("nested %d levels deep; quiver reads at most %d", depth, maxNesting)
+	}
 	if !comments && !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
@@ -386,4 +389,34 @@ func (d *Doc) format(elem json.RawMessage, before hujson.Extra) (hujson.Value, e
 	}
 	v.BeforeExtra = before
 	return v, nil
+}
+
+// maxNesting bounds how deep a configuration may nest: the parser
+// recurses, and no agent's settings come near it.
+const maxNesting = 512
+
+// nesting is the deepest bracket nesting of data outside strings (comments
+// may count brackets too; a file that deep is refused either way).
+func nesting(data []byte) int {
+	depth, most := 0, 0
+	inString, escaped := false, false
+	for _, c := range data {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			most = max(most, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return most
 }

@@ -95,7 +95,7 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 			continue
 		}
 		if isOurLink(base, l) {
-			if err := safeParents(base, l.Path, false); err != nil {
+			if err := SafeParents(base, l.Path, false); err != nil {
 				return nil, warnings, err
 			}
 			if err := os.Remove(filepath.Join(base, l.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -110,15 +110,19 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 			kept = append(kept, l)
 			continue
 		}
-		if err := safeParents(base, rel, true); err != nil {
-			return kept, warnings, err
+		if err := SafeParents(base, rel, true); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s is not linked: %v", w.item, err))
+			continue
 		}
 		if err := os.Symlink(w.target, filepath.Join(base, rel)); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				warnings = append(warnings, fmt.Sprintf("%s is not linked: %s appeared meanwhile", w.item, rel))
 				continue
 			}
-			return kept, warnings, fmt.Errorf("link %s: %w", rel, err)
+			// One link that cannot be made (a name too long for the
+			// file system) must not orphan the others.
+			warnings = append(warnings, fmt.Sprintf("%s is not linked: %v", w.item, err))
+			continue
 		}
 		kept = append(kept, l)
 	}
@@ -147,10 +151,10 @@ func isOurLink(base string, l Link) bool {
 	return err == nil && t == l.Target
 }
 
-// safeParents checks that every folder from base down to rel's parent is
+// SafeParents checks that every folder from base down to rel's parent is
 // a real folder, not a link that would take the write elsewhere (a
 // repository may commit .claude as a link); create makes missing ones.
-func safeParents(base, rel string, create bool) error {
+func SafeParents(base, rel string, create bool) error {
 	dir := base
 	parts := strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/")
 	for _, part := range parts {

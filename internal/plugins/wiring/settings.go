@@ -228,10 +228,10 @@ func sameJSON(a, b json.RawMessage) bool {
 }
 
 // CommandsRun reports whether elem holds at least one "command" string and
-// every one of them contains marker: the test for quiver's own elements
-// (marker "hook run --format claude"). A group in which the user put a
-// command of their own beside quiver's is not quiver's.
-func CommandsRun(elem json.RawMessage, marker string) bool {
+// every one of them is one quiver writes (ours): the test for quiver's own
+// elements. A group in which the user put a command of their own beside
+// quiver's is not quiver's.
+func CommandsRun(elem json.RawMessage, ours func(command string) bool) bool {
 	var v any
 	if json.Unmarshal(elem, &v) != nil {
 		return false
@@ -244,7 +244,7 @@ func CommandsRun(elem json.RawMessage, marker string) bool {
 			for k, x := range t {
 				if s, ok := x.(string); ok && k == "command" {
 					n++
-					all = all && strings.Contains(s, marker)
+					all = all && ours(s)
 					continue
 				}
 				walk(x)
