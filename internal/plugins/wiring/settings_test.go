@@ -13,7 +13,9 @@ func claudeLike() Config {
 	}
 	return Config{
 		Entries: []Entry{entry("PreToolUse", "quiver hook run --format claude before_tool_call"), entry("Stop", "quiver hook run --format claude agent_stop")},
-		Ours:    func(e json.RawMessage) bool { return CommandsRun(e, func(c string) bool { return strings.Contains(c, "hook run --format claude") }) },
+		Ours: func(e json.RawMessage) bool {
+			return CommandsRun(e, func(c string) bool { return strings.Contains(c, "hook run --format claude") })
+		},
 	}
 }
 
