@@ -470,11 +470,23 @@ func (a *App) marketplaceJob(layout plugins.Layout, raw string) (addJob, bool, e
 // marketplace no longer added, or a plugin installed under a name of its
 // own (--name), follows its lock entry.
 func (a *App) resolveFromMarketplace(layout plugins.Layout) func(plugins.Name, plugins.LockEntry) (plugins.Spec, string, bool, error) {
+	type found struct {
+		mc    plugins.MarketplaceCheckout
+		mkt   *marketplace.Marketplace
+		found bool
+		err   error
+	}
+	read := map[string]found{} // each marketplace.json parsed once per command
 	return func(n plugins.Name, le plugins.LockEntry) (plugins.Spec, string, bool, error) {
 		if n.Org() != le.Marketplace {
 			return plugins.Spec{}, "", false, nil
 		}
-		mc, mkt, found, err := findMarketplace(layout, le.Marketplace)
+		f, ok := read[le.Marketplace]
+		if !ok {
+			f.mc, f.mkt, f.found, f.err = findMarketplace(layout, le.Marketplace)
+			read[le.Marketplace] = f
+		}
+		mc, mkt, found, err := f.mc, f.mkt, f.found, f.err
 		if !found {
 			return plugins.Spec{}, "", false, nil
 		}
