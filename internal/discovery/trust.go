@@ -135,15 +135,26 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 			continue
 		}
 		c := newConfiner(s.root)
+		// A standalone hook stays inside the hooks folder, which trust
+		// covers whole, not merely inside .quiver: a hook linked to
+		// .quiver/skills/tools/guard.py would load modules from that
+		// unhashed folder (Python looks beside the file it runs first).
+		hc := c
+		if s.plugin.IsZero() {
+			hc = &confiner{guard: plugins.NewRootGuard(filepath.Join(s.root, "hooks")), linkedDir: c.linkedDir}
+		}
+		escape := func(it plugins.Item) string {
+			return firstNonEmpty(c.check(it), hc.check(it))
+		}
 		for _, it := range s.contents.Hooks {
 			name := it.Name
 			if it.Disabled {
 				name += plugins.DisabledSuffix
 			}
-			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: firstNonEmpty(c.check(it), shebangProblem(it.Path)), Disabled: s.disabled})
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: firstNonEmpty(escape(it), shebangProblem(it.Path)), Disabled: s.disabled})
 		}
 		for _, sk := range s.contents.Skipped {
-			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: c.check(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: escape(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})
 		}
 		for _, hf := range s.contents.HookFiles {
 			// The configuration stands for its handlers: what they run
