@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -31,9 +33,12 @@ func pluginOrEmpty(n plugins.Name) string {
 // remove, update, enable, disable); when the project's hooks were trusted
 // (or there were none) before, the user's own change is trusted too and
 // the fingerprint is recorded again (SPEC §9), unless the trust record
-// changed meanwhile (a revocation is never undone). Commands that install
-// what the repository chose (plugin install) never come here.
-func (a *App) keepTrust(layout plugins.Layout, global bool, change func() error) error {
+// changed meanwhile (a revocation is never undone) or something besides
+// the named plugins changed while the command ran (a pull that added a
+// hook is not the user's choice). names nil means any plugin (update
+// --all). Commands that install what the repository chose (plugin
+// install) never come here.
+func (a *App) keepTrust(layout plugins.Layout, global bool, names []plugins.Name, change func() error) error {
 	if global || layout.Local == nil {
 		return change()
 	}
@@ -43,12 +48,18 @@ func (a *App) keepTrust(layout plugins.Layout, global bool, change func() error)
 	if err := a.installer(layout, false).Repair(context.Background()); err != nil {
 		return err
 	}
-	before, err := discovery.ProjectTrust(layout, false)
+	before, err := discovery.SnapshotTrust(layout)
 	wasTrusted := err == nil && before.Trusted()
 	err = change()
 	if wasTrusted {
-		_, terr := discovery.RecordTrustIf(layout, before.Recorded)
+		foreign, terr := discovery.RenewTrust(layout, before, names)
 		switch {
+		case len(foreign) > 0:
+			shown := foreign
+			if len(shown) > 5 {
+				shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(foreign)-5))
+			}
+			a.warnf("quiver: trust was not renewed: besides this command's plugins, %s changed while it ran; review with quiver hook list --all, then run quiver trust", strings.Join(shown, ", "))
 		case errors.Is(terr, discovery.ErrTrustChanged):
 			a.warnf("quiver: the project's trust changed while this command ran, so it was not renewed; review with quiver hook list --all, then run quiver trust")
 		case terr != nil:

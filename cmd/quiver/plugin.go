@@ -261,7 +261,11 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 
 	in := a.installer(layout, o.Global)
 	var added []pluginJSON
-	err = a.keepTrust(layout, o.Global, func() error {
+	var touched []plugins.Name
+	for _, j := range jobs {
+		touched = append(touched, j.name)
+	}
+	err = a.keepTrust(layout, o.Global, touched, func() error {
 		var failed error
 		for _, j := range jobs {
 			p, err := a.addOne(cmd.Context(), in, j, o)
@@ -603,7 +607,7 @@ func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
 		return err
 	}
 	in := a.installer(layout, o.Global)
-	err = a.keepTrust(layout, o.Global, func() error { return in.Remove(cmd.Context(), names, o.KeepData) })
+	err = a.keepTrust(layout, o.Global, names, func() error { return in.Remove(cmd.Context(), names, o.KeepData) })
 	if err != nil {
 		return scopeError(err, "remove")
 	}

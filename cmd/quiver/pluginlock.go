@@ -210,7 +210,12 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if o.DryRun {
 		err = change()
 	} else {
-		err = a.keepTrust(layout, o.Global, change)
+		// No names: every plugin may move (update --all).
+		var touched []plugins.Name
+		if len(names) > 0 {
+			touched = names
+		}
+		err = a.keepTrust(layout, o.Global, touched, change)
 	}
 	if err != nil {
 		return scopeError(err, "update")
@@ -433,7 +438,7 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 				return err
 			}
 			in := a.installer(layout, global)
-			err = a.keepTrust(layout, global, func() error { return in.SetDisabled(cmd.Context(), names, disable) })
+			err = a.keepTrust(layout, global, names, func() error { return in.SetDisabled(cmd.Context(), names, disable) })
 			if err != nil {
 				return scopeError(err, verb)
 			}

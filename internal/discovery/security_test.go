@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,57 @@ func TestTrustStoreUpdatesAreSerialized(t *testing.T) {
 				t.Fatalf("round %d: project %d trusted = %v, want %v", round, i, tt.Trusted(), want)
 			}
 		}
+	}
+}
+
+// TestRenewTrustOnlyForTheUsersChange: after a plugin command the user
+// ran by name in a trusted project, trust is renewed for what that plugin
+// changed, and not when anything else changed meanwhile (a pull that
+// added a hook during the fetch is not the user's choice).
+func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
+	for _, foreign := range []bool{false, true} {
+		t.Run(fmt.Sprintf("foreign=%v", foreign), func(t *testing.T) {
+			tr := newTree(t)
+			tr.hook(plugins.Local, "hooks/mine", BeforeToolCall)
+			if _, err := RecordTrust(tr.layout); err != nil {
+				t.Fatal(err)
+			}
+			before, err := SnapshotTrust(tr.layout)
+			if err != nil || !before.Trusted() {
+				t.Fatalf("not trusted before: %v", err)
+			}
+			// The user's change: a plugin with a hook, and its lock entry.
+			tr.hook(plugins.Local, "plugins/acme@guard/hooks/check", BeforeToolCall)
+			s := plugins.Scope{Location: plugins.Local, Root: tr.root(plugins.Local)}
+			lock, _ := plugins.ReadLock(s.LockPath())
+			lock.Plugins["acme/guard"] = plugins.LockEntry{Source: "https://example.com/acme/guard.git", Commit: strings.Repeat("a", 40)}
+			if err := plugins.WriteLock(s.LockPath(), lock); err != nil {
+				t.Fatal(err)
+			}
+			if foreign {
+				tr.hook(plugins.Local, "hooks/pulled", BeforeToolCall)
+			}
+			name, _ := plugins.ParseName("acme/guard")
+			others, err := RenewTrust(tr.layout, before, []plugins.Name{name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := ProjectTrust(tr.layout, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if foreign {
+				if len(others) != 1 || !strings.HasSuffix(others[0], ".quiver/hooks/pulled") {
+					t.Errorf("foreign changes: %v", others)
+				}
+				if after.Trusted() {
+					t.Errorf("a hook that arrived meanwhile was trusted in the user's name")
+				}
+				return
+			}
+			if len(others) != 0 || !after.Trusted() {
+				t.Errorf("the user's own change was not trusted: %v", others)
+			}
+		})
 	}
 }

@@ -394,30 +394,56 @@ func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
 	if t.Empty() {
 		return "", nil
 	}
+	parts, err := fingerprintParts(project, t, lock)
+	if err != nil {
+		return "", err
+	}
+	return hashParts(parts), nil
+}
+
+// trustPart is one line of the fingerprint, keyed by what it is about:
+// "lock NAME", "replaces NAME" or "file PATH" (relative to the project).
+type trustPart struct {
+	key, line string
+}
+
+// hashParts is the fingerprint of its lines, in order.
+func hashParts(parts []trustPart) string {
 	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p.line))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// fingerprintParts lists the fingerprint's lines (see fingerprint).
+func fingerprintParts(project string, t Trust, lock *plugins.Lock) ([]trustPart, error) {
+	var parts []trustPart
 	// Every field is written with its length first, so no value can
 	// imitate a field boundary: two different states never hash alike.
-	field := func(parts ...string) {
-		for _, p := range parts {
-			fmt.Fprintf(h, "%d:%s", len(p), p)
+	field := func(key string, fields ...string) {
+		var b strings.Builder
+		for _, p := range fields {
+			fmt.Fprintf(&b, "%d:%s", len(p), p)
 		}
-		h.Write([]byte{'\n'})
+		b.WriteByte('\n')
+		parts = append(parts, trustPart{key: key, line: b.String()})
 	}
 	for _, name := range lock.Names() {
 		e := lock.Plugins[name]
-		parts := []string{"lock", name, e.Source, e.Ref, e.Commit, e.Hash, strconv.FormatBool(e.Link)}
+		fields := []string{"lock", name, e.Source, e.Ref, e.Commit, e.Hash, strconv.FormatBool(e.Link)}
 		// The folder inside the source, and the marketplace it came
 		// from, decide what an update fetches just as the source does.
 		// They are added only when set, so the records of projects whose
 		// lock has neither stay valid; the length prefixes keep the two
 		// shapes apart.
 		if e.Path != "" || e.Marketplace != "" {
-			parts = append(parts, e.Path, e.Marketplace)
+			fields = append(fields, e.Path, e.Marketplace)
 		}
-		field(parts...)
+		field("lock "+name, fields...)
 	}
 	for _, name := range t.Replaces {
-		field("replaces", name)
+		field("replaces "+name, "replaces", name)
 	}
 	for _, ph := range slices.Concat(t.Hooks, t.Files) {
 		line, err := fingerprintLine(ph)
@@ -429,12 +455,13 @@ func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		rel, _ := filepath.Rel(project, ph.Path)
-		field("file", filepath.ToSlash(rel), line, strconv.FormatBool(ph.Disabled))
+		rel = filepath.ToSlash(rel)
+		field("file "+rel, "file", rel, line, strconv.FormatBool(ph.Disabled))
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return parts, nil
 }
 
 // fingerprintLine is "<x|->\x00<sha256 of content>" for a regular file (a
@@ -536,7 +563,112 @@ func ProjectTrust(l plugins.Layout, trustAll bool) (Trust, error) {
 	return loadTrust(l, srcs, trustAll, true)
 }
 
-// ErrTrustChanged is returned by RecordTrustIf when the project's trust
+// TrustSnapshot is a project's trust before a change the user makes by
+// name (plugin add, remove, update, enable, disable), to renew it after.
+type TrustSnapshot struct {
+	trusted  bool
+	recorded string
+	parts    map[string]string
+}
+
+// Trusted reports whether the project was trusted (or had no project
+// hooks) when the snapshot was taken.
+func (s TrustSnapshot) Trusted() bool { return s.trusted }
+
+// SnapshotTrust records the project's trust and the lines of its
+// fingerprint.
+func SnapshotTrust(l plugins.Layout) (TrustSnapshot, error) {
+	t, parts, err := trustNow(l)
+	if err != nil {
+		return TrustSnapshot{}, err
+	}
+	snap := TrustSnapshot{trusted: t.Trusted(), recorded: t.Recorded, parts: map[string]string{}}
+	for _, p := range parts {
+		snap.parts[p.key] = p.line
+	}
+	return snap, nil
+}
+
+// trustNow is the project's trust with the lines of its fingerprint.
+func trustNow(l plugins.Layout) (Trust, []trustPart, error) {
+	t, err := ProjectTrust(l, false)
+	if err != nil || t.Empty() || l.Local == nil {
+		return t, nil, err
+	}
+	lock, err := plugins.ReadLock(l.Local.LockPath())
+	if err != nil {
+		return t, nil, err
+	}
+	parts, err := fingerprintParts(l.ProjectDir, t, lock)
+	return t, parts, err
+}
+
+// RenewTrust records the fingerprint again after the user changed the
+// named plugins (nil: any plugin) of a project that was trusted before
+// (SPEC §9), but only when everything else is as it was: a file a pull
+// (or anyone) wrote meanwhile outside those plugins, such as a new
+// .quiver/hooks/x, must not be trusted in the user's name. foreign lists
+// what else changed; then nothing is recorded. ErrTrustChanged: another
+// quiver trusted or revoked the project meanwhile.
+func RenewTrust(l plugins.Layout, before TrustSnapshot, changed []plugins.Name) (foreign []string, err error) {
+	if !before.trusted {
+		return nil, nil
+	}
+	t, parts, err := trustNow(l)
+	if err != nil {
+		return nil, err
+	}
+	now := map[string]string{}
+	for _, p := range parts {
+		now[p.key] = p.line
+	}
+	ours := func(key string) bool {
+		kind, what, _ := strings.Cut(key, " ")
+		if kind == "file" {
+			rel, err := filepath.Rel(l.ProjectDir, l.Local.PluginsDir())
+			if err != nil {
+				return false
+			}
+			rel = filepath.ToSlash(rel) + "/"
+			if changed == nil {
+				return strings.HasPrefix(what, rel)
+			}
+			for _, n := range changed {
+				if strings.HasPrefix(what, rel+n.Dir()+"/") {
+					return true
+				}
+			}
+			return false
+		}
+		if changed == nil {
+			return true
+		}
+		for _, n := range changed {
+			if what == n.String() {
+				return true
+			}
+		}
+		return false
+	}
+	for k, v := range now {
+		if before.parts[k] != v && !ours(k) {
+			foreign = append(foreign, strings.TrimPrefix(k, "file "))
+		}
+	}
+	for k := range before.parts {
+		if _, ok := now[k]; !ok && !ours(k) {
+			foreign = append(foreign, strings.TrimPrefix(k, "file "))
+		}
+	}
+	if len(foreign) > 0 {
+		sort.Strings(foreign)
+		return foreign, nil
+	}
+	_, err = storeTrust(l, t, &before.recorded)
+	return nil, err
+}
+
+// ErrTrustChanged is returned by RenewTrust when the project's trust
 // record changed while the caller worked (another quiver trusted or
 // revoked it): the caller's view is stale, so nothing is recorded.
 var ErrTrustChanged = errors.New("the project's trust changed meanwhile")
@@ -545,21 +677,23 @@ var ErrTrustChanged = errors.New("the project's trust changed meanwhile")
 // Nothing is written when the record already matches.
 func RecordTrust(l plugins.Layout) (Trust, error) { return recordTrust(l, nil) }
 
-// RecordTrustIf is RecordTrust for a change the user made in a trusted
-// project (plugin add, remove, update...): it records the new fingerprint
-// only while the stored record is still expected (the one the project was
-// trusted with before the change, "" for none). A revocation that happened
-// meanwhile is never undone.
-func RecordTrustIf(l plugins.Layout, expected string) (Trust, error) {
-	return recordTrust(l, &expected)
-}
-
 func recordTrust(l plugins.Layout, expected *string) (Trust, error) {
 	t, err := ProjectTrust(l, false)
-	if err != nil || t.Recorded == t.Fingerprint {
-		return t, err // nothing to record
+	if err != nil {
+		return t, err
 	}
-	err = updateTrustStore(l, func(ts *trustStore) error {
+	return storeTrust(l, t, expected)
+}
+
+// storeTrust records t's fingerprint for the project, only while the
+// stored record is still expected (when given): a revocation that
+// happened meanwhile is never undone. Nothing is written when the record
+// already matches.
+func storeTrust(l plugins.Layout, t Trust, expected *string) (Trust, error) {
+	if t.Recorded == t.Fingerprint {
+		return t, nil
+	}
+	err := updateTrustStore(l, func(ts *trustStore) error {
 		cur := ts.Projects[l.ProjectDir].Fingerprint
 		if expected != nil && cur != *expected {
 			t.Recorded = cur
