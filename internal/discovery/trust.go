@@ -130,6 +130,7 @@ func readTrustStore(path string) (*trustStore, error) {
 // the scope's .quiver folder).
 func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 	var out []ProjectHook
+	localRoot := "" // the scope's .quiver, once a project source has hooks
 	for _, s := range srcs {
 		if !s.project {
 			continue
@@ -163,6 +164,27 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 		}
 		if len(s.contents.Hooks)+len(s.contents.Skipped)+len(s.contents.HookFiles) > 0 {
 			files = append(files, sourceFiles(s, c)...)
+			if localRoot == "" {
+				localRoot = s.root
+				if !s.plugin.IsZero() {
+					localRoot = filepath.Dir(filepath.Dir(s.root))
+				}
+			}
+		}
+	}
+	// Node resolves a hook's bare require() by walking up from its folder:
+	// through .quiver/plugins/node_modules and .quiver/node_modules, which
+	// no plugin or hooks folder holds. quiver never makes them, so what is
+	// there came with the repository: the fingerprint covers it.
+	if localRoot != "" {
+		var nm []string
+		for _, d := range []string{filepath.Join(localRoot, "plugins", "node_modules"), filepath.Join(localRoot, "node_modules")} {
+			if _, err := os.Lstat(d); err == nil {
+				nm = append(nm, d)
+			}
+		}
+		if len(nm) > 0 {
+			files = append(files, walkFiles(source{root: localRoot, project: true}, newConfiner(localRoot), nm)...)
 		}
 	}
 	isHook := make(map[string]bool, len(out))
@@ -192,6 +214,12 @@ func sourceFiles(s source, c *confiner) []ProjectHook {
 			}
 		}
 	}
+	return walkFiles(s, c, dirs)
+}
+
+// walkFiles lists every file under dirs for the fingerprint (see
+// sourceFiles), resolving links with the confiner.
+func walkFiles(s source, c *confiner, dirs []string) []ProjectHook {
 	var out []ProjectHook
 	seen := map[string]bool{} // resolved folders walked, so link cycles end
 	var walk func(real, logical string)
