@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -78,6 +79,11 @@ type Agent struct {
 	// decode reads the agent's input for the native event; encode answers.
 	decode func(ev Event, input map[string]json.RawMessage) hooks.Payload
 	encode func(c Call, r *hooks.Result, o Options) Answer
+
+	// writes matches the commands quiver writes (see Writes), compiled
+	// on first use: hook run never needs it.
+	writesOnce sync.Once
+	writes     *regexp.Regexp
 }
 
 // Setting is a key an agent needs set for quiver's hooks to run.
@@ -118,13 +124,15 @@ func (a *Agent) Marker() string { return "hook run --format " + a.Name }
 // that calls quiver with other flags (--fail-closed) is theirs, and is
 // never changed or removed.
 func (a *Agent) Writes(command string) bool {
-	word := `(?:'(?:[^']|'\\'')*'|[^\s']+)`
-	var evs []string
-	for _, ev := range a.Events {
-		evs = append(evs, regexp.QuoteMeta(ev.Quiver))
-	}
-	re := regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)? (?:` + strings.Join(evs, "|") + `)$`)
-	return re.MatchString(command)
+	a.writesOnce.Do(func() {
+		word := `(?:'(?:[^']|'\\'')*'|[^\s']+)`
+		var evs []string
+		for _, ev := range a.Events {
+			evs = append(evs, regexp.QuoteMeta(ev.Quiver))
+		}
+		a.writes = regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)? (?:` + strings.Join(evs, "|") + `)$`)
+	})
+	return a.writes.MatchString(command)
 }
 
 // Command is the command line the agent runs for ev.
@@ -254,6 +262,29 @@ func followUps(r *hooks.Result) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// keepGoing is the message that keeps an agent going after agent_stop:
+// the follow-ups, then the context, which has no other way to reach the
+// model on a stop; "" when no hook asked to go on (context alone never
+// keeps an agent going).
+func keepGoing(r *hooks.Result, context string) string {
+	msg := followUps(r)
+	if msg == "" {
+		return ""
+	}
+	return joinNonEmpty(msg, context)
+}
+
+// joinNonEmpty joins two texts with a blank line, leaving out an empty one.
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
 }
 
 // rewriteReason is what the agent shows when it asks about a rewritten

@@ -133,10 +133,7 @@ func claudeEncode(c Call, r *hooks.Result, o Options) Answer {
 		// travels inside the reason, and only when the agent is kept
 		// going.
 		spec = nil
-		if msg := followUps(r); msg != "" {
-			if context != "" {
-				msg += "\n\n" + context
-			}
+		if msg := keepGoing(r, context); msg != "" {
 			out.Decision, out.Reason = "block", msg
 		}
 	}

@@ -56,10 +56,7 @@ func codexEncode(c Call, r *hooks.Result, o Options) Answer {
 		}
 	case agentStop:
 		spec = nil
-		if msg := followUps(r); msg != "" {
-			if context != "" {
-				msg += "\n\n" + context
-			}
+		if msg := keepGoing(r, context); msg != "" {
 			out.Decision, out.Reason = "block", msg
 		}
 	}

@@ -112,22 +112,7 @@ func cursorEncode(c Call, r *hooks.Result, o Options) Answer {
 			out.UserMessage = joinNonEmpty(r.Reason, out.UserMessage)
 		}
 	case agentStop:
-		if msg := followUps(r); msg != "" {
-			if context != "" {
-				msg += "\n\n" + context
-			}
-			out.FollowUp = msg
-		}
+		out.FollowUp = keepGoing(r, context)
 	}
 	return Answer{Stdout: marshal(out)}
-}
-
-func joinNonEmpty(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "\n\n" + b
 }

@@ -105,10 +105,7 @@ func geminiEncode(c Call, r *hooks.Result, o Options) Answer {
 		// AfterAgent "deny" rejects the answer and sends the reason as a
 		// new prompt: the agent keeps going.
 		spec = nil
-		if msg := followUps(r); msg != "" {
-			if context != "" {
-				msg += "\n\n" + context
-			}
+		if msg := keepGoing(r, context); msg != "" {
 			out.Decision, out.Reason = "deny", msg
 		}
 	}
