@@ -72,6 +72,9 @@ type Trust struct {
 	Recorded string
 	// All is set by QUIVER_TRUST_ALL=1.
 	All bool
+
+	// parts are the lines Fingerprint was computed from, for RenewTrust.
+	parts []trustPart
 }
 
 // Trusted reports whether the project's hooks may be queried and run: the
@@ -418,15 +421,15 @@ func (c *confiner) check(it plugins.Item) string {
 // of its plugins comes from (source, ref, commit, hash, the folder inside
 // the source and the marketplace), so that a pull that points
 // an installed plugin elsewhere asks again before an update fetches it.
-func fingerprint(project string, t Trust, lock *plugins.Lock) (string, error) {
+func fingerprint(project string, t Trust, lock *plugins.Lock) (string, []trustPart, error) {
 	if t.Empty() {
-		return "", nil
+		return "", nil, nil
 	}
 	parts, err := fingerprintParts(project, t, lock)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return hashParts(parts), nil
+	return hashParts(parts), parts, nil
 }
 
 // trustPart is one line of the fingerprint, keyed by what it is about:
@@ -575,7 +578,7 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 		// untrusted repository's big files cost a hook run nothing.
 		return t, nil
 	}
-	if t.Fingerprint, err = fingerprint(l.ProjectDir, t, lock); err != nil {
+	if t.Fingerprint, t.parts, err = fingerprint(l.ProjectDir, t, lock); err != nil {
 		return t, fmt.Errorf("fingerprint project hooks: %w", err)
 	}
 	return t, nil
@@ -606,29 +609,15 @@ func (s TrustSnapshot) Trusted() bool { return s.trusted }
 // SnapshotTrust records the project's trust and the lines of its
 // fingerprint.
 func SnapshotTrust(l plugins.Layout) (TrustSnapshot, error) {
-	t, parts, err := trustNow(l)
+	t, err := ProjectTrust(l, false)
 	if err != nil {
 		return TrustSnapshot{}, err
 	}
 	snap := TrustSnapshot{trusted: t.Trusted(), recorded: t.Recorded, parts: map[string]string{}}
-	for _, p := range parts {
+	for _, p := range t.parts {
 		snap.parts[p.key] = p.line
 	}
 	return snap, nil
-}
-
-// trustNow is the project's trust with the lines of its fingerprint.
-func trustNow(l plugins.Layout) (Trust, []trustPart, error) {
-	t, err := ProjectTrust(l, false)
-	if err != nil || t.Empty() || l.Local == nil {
-		return t, nil, err
-	}
-	lock, err := plugins.ReadLock(l.Local.LockPath())
-	if err != nil {
-		return t, nil, err
-	}
-	parts, err := fingerprintParts(l.ProjectDir, t, lock)
-	return t, parts, err
 }
 
 // RenewTrust records the fingerprint again after the user changed the
@@ -642,12 +631,12 @@ func RenewTrust(l plugins.Layout, before TrustSnapshot, changed []plugins.Name) 
 	if !before.trusted {
 		return nil, nil
 	}
-	t, parts, err := trustNow(l)
+	t, err := ProjectTrust(l, false)
 	if err != nil {
 		return nil, err
 	}
 	now := map[string]string{}
-	for _, p := range parts {
+	for _, p := range t.parts {
 		now[p.key] = p.line
 	}
 	ours := func(key string) bool {
