@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -166,6 +167,24 @@ func readAgentConfig(path string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
+// loadSite reads what install and remove start from: the scope's record
+// and the agent's configuration (nil, false when it does not exist), after
+// checking that the configuration is not reached through a link.
+func loadSite(site agentSite) (*wiring.Record, []byte, bool, error) {
+	if err := checkConfigPath(site); err != nil {
+		return nil, nil, false, err
+	}
+	rec, err := wiring.ReadRecord(site.record)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	data, existed, err := readAgentConfig(site.config)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("read %s's configuration: %w", site.agent.Title, err)
+	}
+	return rec, data, existed, nil
+}
+
 // lockAgents serializes the commands that write agents' files and a
 // scope's agents.yaml.
 func (a *App) lockAgents(ctx context.Context, s agentSite) (func(), error) {
@@ -190,16 +209,9 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 		}
 		defer unlock()
 	}
-	if err := checkConfigPath(site); err != nil {
-		return err
-	}
-	rec, err := wiring.ReadRecord(site.record)
+	rec, data, existed, err := loadSite(site)
 	if err != nil {
 		return err
-	}
-	data, existed, err := readAgentConfig(site.config)
-	if err != nil {
-		return fmt.Errorf("read %s's configuration: %w", ag.Title, err)
 	}
 	prev := rec.Agents[ag.Name]
 	var created []string
@@ -228,7 +240,7 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 		entry.Links = prev.Links
 	}
 	rec.Agents[ag.Name] = entry
-	if err := a.syncLinks(cmd.Context(), layout, site, entry); err != nil {
+	if err := a.syncLinks(a.activeDocs(layout), site, entry); err != nil {
 		a.warnf("quiver: %v", err)
 	}
 	if err := rec.Write(site.record); err != nil {
@@ -311,18 +323,11 @@ func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error
 		return err
 	}
 	defer unlock()
-	if err := checkConfigPath(site); err != nil {
-		return err
-	}
-	rec, err := wiring.ReadRecord(site.record)
+	rec, data, existed, err := loadSite(site)
 	if err != nil {
 		return err
 	}
 	prev := rec.Agents[ag.Name]
-	data, existed, err := readAgentConfig(site.config)
-	if err != nil {
-		return fmt.Errorf("read %s's configuration: %w", ag.Title, err)
-	}
 	removed := false
 	if existed {
 		var created []string
@@ -363,21 +368,35 @@ func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error
 	return nil
 }
 
+// activeDocs finds the skills and recipes once, however many agents
+// are then linked: each discovery walks every scope.
+type activeDocs func() (docSet, error)
+
+type docSet struct{ skills, recipes []discovery.Doc }
+
+func (a *App) activeDocs(layout plugins.Layout) activeDocs {
+	return sync.OnceValues(func() (docSet, error) {
+		o := a.discoveryOptions(layout)
+		var d docSet
+		var err error
+		if d.skills, err = discovery.Skills(o); err != nil {
+			return d, err
+		}
+		d.recipes, err = discovery.Recipes(o)
+		return d, err
+	})
+}
+
 // syncLinks makes the agent's skill and recipe links match the scope's
 // active items, recording them in entry.
-func (a *App) syncLinks(ctx context.Context, layout plugins.Layout, site agentSite, entry *wiring.AgentRecord) error {
-	o := a.discoveryOptions(layout)
-	skills, err := discovery.Skills(o)
+func (a *App) syncLinks(docs activeDocs, site agentSite, entry *wiring.AgentRecord) error {
+	d, err := docs()
 	if err != nil {
 		return err
 	}
-	dirs := []wiring.LinkDir{{Dir: site.agent.SkillsDir, Items: linkItems(skills, site.scope, true)}}
+	dirs := []wiring.LinkDir{{Dir: site.agent.SkillsDir, Items: linkItems(d.skills, site.scope, true)}}
 	if site.agent.CommandsDir != "" {
-		recipes, err := discovery.Recipes(o)
-		if err != nil {
-			return err
-		}
-		dirs = append(dirs, wiring.LinkDir{Dir: site.agent.CommandsDir, Suffix: ".md", Items: linkItems(recipes, site.scope, false)})
+		dirs = append(dirs, wiring.LinkDir{Dir: site.agent.CommandsDir, Suffix: ".md", Items: linkItems(d.recipes, site.scope, false)})
 	}
 	links, warnings, err := wiring.SyncLinks(site.base, dirs, ownLinks(site, entry.Links))
 	entry.Links = links
@@ -425,6 +444,7 @@ func linkItems(docs []discovery.Doc, s plugins.Scope, folder bool) []wiring.Item
 // syncAgents re-links the skills and recipes of every wired agent of the
 // layout's scopes; every mutating command ends with it (SPEC §13).
 func (a *App) syncAgents(ctx context.Context, layout plugins.Layout) error {
+	docs := a.activeDocs(layout)
 	var errs []error
 	for _, s := range layout.Scopes() {
 		path := filepath.Join(s.Root, wiring.RecordFile)
@@ -460,7 +480,7 @@ func (a *App) syncAgents(ctx context.Context, layout plugins.Layout) error {
 			}
 			entry := rec.Agents[name]
 			before := fmt.Sprint(entry.Links)
-			if err := a.syncLinks(ctx, layout, site, entry); err != nil {
+			if err := a.syncLinks(docs, site, entry); err != nil {
 				errs = append(errs, err)
 			}
 			changed = changed || fmt.Sprint(entry.Links) != before
