@@ -17,6 +17,19 @@ import (
 // only: no hook runs, no process starts, nothing is fetched.
 
 func (a *App) completePluginNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return a.completeScopeNames(toComplete, nil, func(s plugins.Scope) ([]string, error) {
+		ps, err := plugins.ListPlugins(s)
+		names := make([]string, len(ps))
+		for i, p := range ps {
+			names[i] = p.Name.String()
+		}
+		return names, err
+	})
+}
+
+// completeScopeNames offers the names each scope lists that start with
+// toComplete, once each, leaving out those in skip.
+func (a *App) completeScopeNames(toComplete string, skip []string, list func(plugins.Scope) ([]string, error)) ([]string, cobra.ShellCompDirective) {
 	layout, err := a.layout()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -24,13 +37,12 @@ func (a *App) completePluginNames(cmd *cobra.Command, args []string, toComplete 
 	seen := map[string]bool{}
 	var out []string
 	for _, s := range layout.Scopes() {
-		ps, err := plugins.ListPlugins(s)
+		names, err := list(s)
 		if err != nil {
 			continue
 		}
-		for _, p := range ps {
-			n := p.Name.String()
-			if !seen[n] && strings.HasPrefix(n, toComplete) {
+		for _, n := range names {
+			if !seen[n] && strings.HasPrefix(n, toComplete) && !slices.Contains(skip, n) {
 				seen[n] = true
 				out = append(out, n)
 			}
@@ -86,25 +98,14 @@ func (a *App) completeHookNames(cmd *cobra.Command, args []string, toComplete st
 // completeMarketplaceNames lists the marketplaces added in either scope,
 // from the lock files.
 func (a *App) completeMarketplaceNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	layout, err := a.layout()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range layout.Scopes() {
+	return a.completeScopeNames(toComplete, args, func(s plugins.Scope) ([]string, error) {
 		ms, err := plugins.ListMarketplaces(s)
-		if err != nil {
-			continue
+		names := make([]string, len(ms))
+		for i, m := range ms {
+			names[i] = m.Name
 		}
-		for _, m := range ms {
-			if !seen[m.Name] && strings.HasPrefix(m.Name, toComplete) && !slices.Contains(args, m.Name) {
-				seen[m.Name] = true
-				out = append(out, m.Name)
-			}
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+		return names, err
+	})
 }
 
 // completeMarketplacePlugins offers plugin add every installable entry
