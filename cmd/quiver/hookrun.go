@@ -181,9 +181,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 		// cancelled; when a signal then ends the process by force, it
 		// still fails closed.
 		a.lastWords = func(ie interruptedError) int {
-			block := hooks.EmptyResult(o.Event)
-			block.Blocked = true
-			block.Reason = fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)
+			block := hooks.EmptyResult(o.Event).FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
 			if !a.printResult(block) {
 				return ie.exitCode()
 			}
@@ -206,9 +204,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 			}
 			// No hook set is no decision: fail closed says block.
 			a.warnf("quiver: %v", err)
-			res = hooks.EmptyResult(o.Event)
-			res.Blocked = true
-			res.Reason = fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err)
+			res = hooks.EmptyResult(o.Event).FailClosed(fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err))
 		}
 	}
 	if ie, ok := interruption(cmd.Context()); ok {
@@ -218,8 +214,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 		if !failClosed || !hooks.Blocking(o.Event) {
 			return ie
 		}
-		res.Blocked, res.BlockedBy = true, ""
-		res.Reason = fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)
+		res.FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
 	}
 	if !a.printResult(res) {
 		select {} // lastWords printed the block and ends the process
@@ -548,12 +543,7 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
 	failClosed := (o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1") && hooks.Blocking(call.Event)
 	opts := agents.Options{AllowRewrites: o.AllowRewrites}
-	failedClosed := func(why string) *hooks.Result {
-		res := hooks.EmptyResult(call.Event)
-		res.Blocked, res.Decision = true, hooks.Block
-		res.Reason = why
-		return res
-	}
+	failedClosed := func(why string) *hooks.Result { return hooks.EmptyResult(call.Event).FailClosed(why) }
 	if failClosed {
 		a.lastWords = func(ie interruptedError) int {
 			ans := ag.Encode(call, failedClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)), opts)

@@ -243,7 +243,7 @@ func TestSIGTERMDuringHookRun(t *testing.T) {
 				t.Fatalf("hook run ended before the signal\n%s", r.ran)
 			}
 			if failClosed {
-				if r.code != exitBlocked || !strings.Contains(r.stdout, `"blocked":true,"reason":"quiver was interrupted (SIGTERM) before every hook had run; failing closed"`) {
+				if r.code != exitBlocked || !strings.Contains(r.stdout, `"decision":"block","blocked":true,"reason":"quiver was interrupted (SIGTERM) before every hook had run; failing closed"`) {
 					t.Errorf("fail-closed: want a block that says it was interrupted, exit 3\n%s", r.ran)
 				}
 			} else {
@@ -312,7 +312,7 @@ func TestSIGTERMDuringABlockedReadFailsClosed(t *testing.T) {
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitBlocked ||
-		!strings.Contains(out.String(), `"blocked":true,"reason":"quiver was interrupted (SIGTERM) before every hook had run; failing closed"`) {
+		!strings.Contains(out.String(), `"decision":"block","blocked":true,"reason":"quiver was interrupted (SIGTERM) before every hook had run; failing closed"`) {
 		t.Errorf("want the fail-closed block and exit 3; got %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
 	}
 }

@@ -60,6 +60,15 @@ type HookReport struct {
 	Note string `json:"note,omitempty"`
 }
 
+// FailClosed turns r into a block by quiver itself (fail-closed after a
+// failure or an interruption): decision block, no hook to blame, reason
+// why. It returns r.
+func (r *Result) FailClosed(reason string) *Result {
+	r.Decision, r.Blocked, r.Reason = Block, true, reason
+	r.BlockedBy, r.AskedBy = "", ""
+	return r
+}
+
 // EmptyResult is the answer when no hook runs.
 func EmptyResult(event string) *Result {
 	r := &Result{Event: event, Hooks: []HookReport{}}
