@@ -116,6 +116,15 @@ func lookup(obj *hujson.Object, key string) (int, *hujson.Value) {
 
 // Get returns the raw JSON at keys (nil when absent).
 func (d *Doc) Get(keys ...string) json.RawMessage {
+	if v := d.find(keys); v != nil {
+		return minimal(v)
+	}
+	return nil
+}
+
+// find is the value at keys, nil when a key is absent or a value on the
+// way is not an object.
+func (d *Doc) find(keys []string) *hujson.Value {
 	v := &d.root
 	for _, k := range keys {
 		obj, ok := v.Value.(*hujson.Object)
@@ -126,7 +135,7 @@ func (d *Doc) Get(keys ...string) json.RawMessage {
 			return nil
 		}
 	}
-	return minimal(v)
+	return v
 }
 
 // minimal is a value as standard, compact JSON.
@@ -180,13 +189,9 @@ func (d *Doc) array(keys []string, created *[]string) (*hujson.Array, error) {
 			return nil, err
 		}
 	} else {
-		raw := d.Get(keys[:last]...)
-		if raw == nil {
+		v := d.find(keys[:last])
+		if v == nil {
 			return nil, nil
-		}
-		v := &d.root
-		for _, k := range keys[:last] {
-			_, v = lookup(v.Value.(*hujson.Object), k)
 		}
 		obj, ok := v.Value.(*hujson.Object)
 		if !ok {
@@ -279,7 +284,7 @@ func (d *Doc) Remove(keys []string, drop func(i int, elem json.RawMessage) bool)
 // SetIfAbsent sets keys to value when nothing is there, creating the
 // objects above it; created gets what it made (including keys itself).
 func (d *Doc) SetIfAbsent(keys []string, value json.RawMessage, created *[]string) error {
-	if d.Get(keys...) != nil {
+	if d.find(keys) != nil {
 		return nil
 	}
 	last := len(keys) - 1
@@ -301,15 +306,9 @@ func (d *Doc) SetIfAbsent(keys []string, value json.RawMessage, created *[]strin
 // only while it holds what quiver put there).
 func (d *Doc) Delete(keys []string, keep func(json.RawMessage) bool) {
 	last := len(keys) - 1
-	v := &d.root
-	for _, k := range keys[:last] {
-		obj, ok := v.Value.(*hujson.Object)
-		if !ok {
-			return
-		}
-		if _, v = lookup(obj, k); v == nil {
-			return
-		}
+	v := d.find(keys[:last])
+	if v == nil {
+		return
 	}
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
