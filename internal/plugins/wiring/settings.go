@@ -171,26 +171,22 @@ func Uninstall(c Config, data []byte, created []string, createdFile bool) (Chang
 // agents.yaml is a file in the project, so a path it names is never
 // deleted just because it says so.
 func allowed(c Config, created []string) []string {
-	var ok []string
-	can := func(p string) bool {
-		for _, e := range c.Entries {
-			for i := 1; i <= len(e.Keys); i++ {
-				if strings.Join(e.Keys[:i], ".") == p {
-					return true
-				}
-			}
-		}
-		for _, s := range c.Settings {
-			for i := 1; i <= len(s.Keys); i++ {
-				if strings.Join(s.Keys[:i], ".") == p {
-					return true
-				}
-			}
-		}
-		return false
+	paths := map[string]bool{}
+	var all [][]string
+	for _, e := range c.Entries {
+		all = append(all, e.Keys)
 	}
+	for _, st := range c.Settings {
+		all = append(all, st.Keys)
+	}
+	for _, keys := range all {
+		for i := 1; i <= len(keys); i++ {
+			paths[strings.Join(keys[:i], ".")] = true
+		}
+	}
+	var ok []string
 	for _, p := range dedupe(created) {
-		if can(p) {
+		if paths[p] {
 			ok = append(ok, p)
 		}
 	}
