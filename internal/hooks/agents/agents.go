@@ -189,7 +189,7 @@ func (a *Agent) Decode(arg string, input []byte) (Call, error) {
 	}
 	// The event the input names picks among events that share quiver's
 	// (Stop and SubagentStop are both agent_stop).
-	if named := str(in, a.eventField()); named != "" && named != ev.Native {
+	if named := str(in, "hook_event_name"); named != "" && named != ev.Native {
 		for _, other := range a.Events {
 			if other.Native == named && other.Quiver == ev.Quiver {
 				ev = other
@@ -202,8 +202,6 @@ func (a *Agent) Decode(arg string, input []byte) (Call, error) {
 	return Call{Event: ev.Quiver, Native: ev.Native, Payload: p}, nil
 }
 
-// eventField is where every agent's input names its event.
-func (a *Agent) eventField() string { return "hook_event_name" }
 
 // Encode answers the agent with quiver's combined result.
 func (a *Agent) Encode(c Call, r *hooks.Result, o Options) Answer { return a.encode(c, r, o) }
