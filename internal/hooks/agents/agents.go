@@ -202,7 +202,6 @@ func (a *Agent) Decode(arg string, input []byte) (Call, error) {
 	return Call{Event: ev.Quiver, Native: ev.Native, Payload: p}, nil
 }
 
-
 // Encode answers the agent with quiver's combined result.
 func (a *Agent) Encode(c Call, r *hooks.Result, o Options) Answer { return a.encode(c, r, o) }
 
