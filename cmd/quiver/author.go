@@ -332,7 +332,8 @@ func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *h
 	} else if !strings.HasPrefix(head, "#!") && head != "\x7fELF" && !isMachO(head) {
 		return errf("no #! line, so it cannot be executed", "start it with #!/usr/bin/env bash (or your interpreter)")
 	}
-	event, err := discovery.AskType(ctx, path, dir, ex.Env, discovery.DefaultQueryTimeout)
+	declared, err := discovery.AskType(ctx, path, dir, ex.Env, discovery.DefaultQueryTimeout)
+	event := declared.Event
 	if err != nil {
 		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(discovery.Events, ", "))
 	}

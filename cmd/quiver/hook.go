@@ -33,6 +33,8 @@ type hookJSON struct {
 	Format  string `json:"format"`
 	Matcher string `json:"matcher"`
 	If      string `json:"if"`
+	// Persistent: the hook asked hook serve to keep it running (§14).
+	Persistent bool `json:"persistent,omitempty"`
 }
 
 type hookListOptions struct {
@@ -80,6 +82,7 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 		hj := hookJSON{
 			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
 			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason, Format: discovery.FormatNative,
+			Persistent: h.Persistent,
 		}
 		if h.Format == discovery.FormatClaude {
 			hj.Format = discovery.FormatClaude

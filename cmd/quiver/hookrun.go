@@ -303,6 +303,7 @@ type hookTestJSON struct {
 	Path          string          `json:"path"`
 	Event         string          `json:"event"`
 	DeclaredEvent string          `json:"declared_event"`
+	Persistent    bool            `json:"persistent,omitempty"`
 	Format        string          `json:"format"`
 	DeclareError  string          `json:"declare_error,omitempty"`
 	Status        hooks.Status    `json:"status"`
@@ -365,7 +366,7 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 		}
 	} else {
 		declared, derr := discovery.AskType(cmd.Context(), h.Path, layout.ProjectDir, ex.Env, discovery.DefaultQueryTimeout)
-		rep.DeclaredEvent, rep.Format = declared, discovery.FormatNative
+		rep.DeclaredEvent, rep.Persistent, rep.Format = declared.Event, declared.Persistent, discovery.FormatNative
 		if derr != nil {
 			rep.DeclareError = derr.Error()
 		}
@@ -467,6 +468,8 @@ func (a *App) printHookTest(r hookTestJSON) {
 		fmt.Fprintf(w, "declares:  nothing valid: %s\n", r.DeclareError)
 	case r.DeclaredEvent != r.Event:
 		fmt.Fprintf(w, "declares:  %s (but was sent %s: quiver would never run it for that event)\n", r.DeclaredEvent, r.Event)
+	case r.Persistent:
+		fmt.Fprintf(w, "declares:  %s persistent (hook serve keeps '<hook> serve' running; tested here one-shot)\n", r.DeclaredEvent)
 	default:
 		fmt.Fprintf(w, "declares:  %s\n", r.DeclaredEvent)
 	}

@@ -93,7 +93,7 @@ func BenchmarkTypeCacheLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := range 5000 {
-		fc.store(filepath.Join(s.Root, "plugins", fmt.Sprintf("org%d@plugin%d", i/5, i/5), "hooks", fmt.Sprintf("hook%d", i%5)), fi, hookType{Event: Events[i%5]})
+		fc.store(filepath.Join(s.Root, "plugins", fmt.Sprintf("org%d@plugin%d", i/5, i/5), "hooks", fmt.Sprintf("hook%d", i%5)), fi, hookType{Declared: Declared{Event: Events[i%5]}})
 	}
 	fc.save()
 	for b.Loop() {

@@ -208,14 +208,15 @@ func (cs *caches[V]) save() {
 	}
 }
 
-// hookTypeCodec stores an event as itself and a failure as
+// hookTypeCodec stores a declaration as the hook gave it
+// ("before_tool_call" or "before_tool_call persistent") and a failure as
 // "!<asked, Unix seconds> <reason>".
 var hookTypeCodec = codec[hookType]{
 	encode: func(h hookType) string {
 		if h.Error != "" {
 			return "!" + strconv.FormatInt(h.Asked, 10) + " " + h.Error
 		}
-		return h.Event
+		return h.Declared.String()
 	},
 	decode: func(s string) (hookType, bool) {
 		if failure, ok := strings.CutPrefix(s, "!"); ok {
@@ -223,7 +224,8 @@ var hookTypeCodec = codec[hookType]{
 			t, err := strconv.ParseInt(asked, 10, 64)
 			return hookType{Error: reason, Asked: t}, err == nil && reason != ""
 		}
-		return hookType{Event: s}, ValidEvent(s)
+		d, ok := parseDeclared(s)
+		return hookType{Declared: d}, ok && d.String() == s
 	},
 }
 

@@ -17,10 +17,11 @@ func TestFileCacheRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries := map[string]hookType{
-		"/plain/path/hook":            {Event: TurnEnd},
-		"/with space/and \"quotes\"":  {Event: AgentStop},
-		`"/starts with a quote`:       {Event: BeforeToolCall},
-		"/ünïcode/hook":               {Event: AfterToolCall},
+		"/plain/path/hook":            {Declared: Declared{Event: TurnEnd}},
+		"/with space/and \"quotes\"":  {Declared: Declared{Event: AgentStop}},
+		`"/starts with a quote`:       {Declared: Declared{Event: BeforeToolCall}},
+		"/ünïcode/hook":               {Declared: Declared{Event: AfterToolCall}},
+		"/persistent/hook":            {Declared: Declared{Event: BeforeToolCall, Persistent: true}},
 		"/tab\there/x":                {Error: "answered \"garbage\" to `hook`"},
 		"/failing/hook with no event": {Error: "did not answer `hook` within 5s"},
 	}
@@ -43,6 +44,28 @@ func TestFileCacheRoundTrip(t *testing.T) {
 		os.WriteFile(filepath.Join(s.CacheDir(), typeCacheFile), []byte(bad), 0o644)
 		if c := loadFileCache(s, typeCacheFile, hookTypeCodec); len(c.files) != 0 || !c.dirty {
 			t.Errorf("%q: loaded %d entries, dirty %v", bad, len(c.files), c.dirty)
+		}
+	}
+}
+
+// A `hook` answer is an event and optional words: "persistent" is kept,
+// unknown words are ignored, anything else is no declaration.
+func TestParseDeclared(t *testing.T) {
+	for answer, want := range map[string]Declared{
+		"before_tool_call":                 {Event: BeforeToolCall},
+		"before_tool_call persistent":      {Event: BeforeToolCall, Persistent: true},
+		"  agent_stop  persistent  ":       {Event: AgentStop, Persistent: true},
+		"turn_end someday-word persistent": {Event: TurnEnd, Persistent: true},
+		"user_message_send someday-word":   {Event: UserMessageSend},
+		"after_tool_call persistently":     {Event: AfterToolCall},
+	} {
+		if got, ok := parseDeclared(answer); !ok || got != want {
+			t.Errorf("%q: got %+v %v, want %+v", answer, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "persistent", "persistent before_tool_call", "Before_tool_call"} {
+		if got, ok := parseDeclared(bad); ok {
+			t.Errorf("%q: got %+v, want no declaration", bad, got)
 		}
 	}
 }

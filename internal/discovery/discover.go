@@ -30,9 +30,12 @@ type Hook struct {
 	Name string
 	// Event is "" when it is unknown: not asked (untrusted, disabled) or
 	// the hook gave no valid answer.
-	Event    string
-	Path     string
-	Location plugins.Location
+	Event string
+	// Persistent: the hook asked to be kept running by hook serve
+	// (SPEC §14); hook run still runs it one-shot.
+	Persistent bool
+	Path       string
+	Location   plugins.Location
 	// Plugin is the plugin's org/repo, zero for standalone hooks.
 	Plugin plugins.Name
 	// PluginRoot and DataDir are the plugin's folder and data folder.

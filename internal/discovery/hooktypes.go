@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,7 +47,7 @@ const docCacheFile = "docs"
 // hookType is what the type cache keeps per hook: its answer to `hook`,
 // or why it gave none and when it was asked.
 type hookType struct {
-	Event string
+	Declared
 	Error string
 	// Asked is when a failed question was asked (Unix seconds).
 	Asked int64
@@ -87,8 +88,8 @@ func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, tim
 			defer wg.Done()
 			for i := range work {
 				q := qs[i]
-				event, err := AskType(ctx, q.hook.Path, dir, env, timeout)
-				e := hookType{Event: event}
+				d, err := AskType(ctx, q.hook.Path, dir, env, timeout)
+				e := hookType{Declared: d}
 				if err != nil {
 					e.Error, e.Asked = err.Error(), now().Unix()
 				}
@@ -112,19 +113,49 @@ func askTypes(ctx context.Context, qs []typeQuery, dir string, env []string, tim
 	wg.Wait()
 }
 
+// Declared is a hook's answer to `hook`: its event, and whether it asks
+// to be kept running by `hook serve` (SPEC §14).
+type Declared struct {
+	Event      string
+	Persistent bool
+}
+
+// String is the answer as the hook gave it (without unknown words).
+func (d Declared) String() string {
+	if d.Persistent {
+		return d.Event + " " + wordPersistent
+	}
+	return d.Event
+}
+
+// wordPersistent, after the event, asks for a long-lived `<hook> serve`.
+const wordPersistent = "persistent"
+
+// parseDeclared reads the first line of a `hook` answer: an event,
+// optionally followed by words; "persistent" is the one quiver knows,
+// others are ignored so that later protocol words do not break older
+// quivers.
+func parseDeclared(answer string) (Declared, bool) {
+	f := strings.Fields(answer)
+	if len(f) == 0 || !ValidEvent(f[0]) {
+		return Declared{}, false
+	}
+	return Declared{Event: f[0], Persistent: slices.Contains(f[1:], wordPersistent)}, true
+}
+
 // AskType runs `<path> hook` in dir (the project directory, where hooks
-// also run) and returns the event it names, or why it is not a valid hook. It executes the file: never call it on an untrusted
-// project hook.
-func AskType(ctx context.Context, path, dir string, env []string, timeout time.Duration) (string, error) {
+// also run) and returns what it declares, or why it is not a valid hook.
+// It executes the file: never call it on an untrusted project hook.
+func AskType(ctx context.Context, path, dir string, env []string, timeout time.Duration) (Declared, error) {
 	r := proc.Run(ctx, proc.Spec{
 		Path: path, Args: []string{"hook"}, Dir: dir, Env: env,
 		Timeout: timeout, MaxStdout: 4096, MaxStderr: 4096,
 	})
 	switch {
 	case r.StartErr != nil:
-		return "", fmt.Errorf("cannot run it: %v (is there a #! line?)", unwrapExec(r.StartErr))
+		return Declared{}, fmt.Errorf("cannot run it: %v (is there a #! line?)", unwrapExec(r.StartErr))
 	case r.TimedOut:
-		return "", fmt.Errorf("did not answer `hook` within %s", timeout)
+		return Declared{}, fmt.Errorf("did not answer `hook` within %s", timeout)
 	case r.ExitCode != 0:
 		msg := fmt.Sprintf("`hook` exited with status %d", r.ExitCode)
 		if r.ExitCode < 0 {
@@ -133,21 +164,17 @@ func AskType(ctx context.Context, path, dir string, env []string, timeout time.D
 		if s := firstLine(r.Stderr); s != "" {
 			msg += ": " + s
 		}
-		return "", fmt.Errorf("%s", msg)
+		return Declared{}, fmt.Errorf("%s", msg)
 	}
-	// The event may be followed by words on the same line ("persistent",
-	// SPEC §14); words quiver does not know are ignored.
 	answer, _, _ := strings.Cut(strings.TrimSpace(string(r.Stdout)), "\n")
-	if f := strings.Fields(answer); len(f) > 1 && ValidEvent(f[0]) {
-		answer = f[0]
-	}
-	if !ValidEvent(answer) {
+	d, ok := parseDeclared(answer)
+	if !ok {
 		if len(answer) > 60 {
 			answer = answer[:60] + "..."
 		}
-		return "", fmt.Errorf("answered %q to `hook`; want one of %s", answer, strings.Join(Events, ", "))
+		return Declared{}, fmt.Errorf("answered %q to `hook`; want one of %s", answer, strings.Join(Events, ", "))
 	}
-	return answer, nil
+	return d, nil
 }
 
 // applyType sets a hook's event, or marks it invalid.
@@ -156,7 +183,7 @@ func applyType(h *Hook, e hookType) {
 		h.Status, h.Reason = Invalid, e.Error
 		return
 	}
-	h.Event = e.Event
+	h.Event, h.Persistent = e.Event, e.Persistent
 }
 
 func unwrapExec(err error) error {
