@@ -37,8 +37,10 @@ type App struct {
 	// exit code. result guards hook run's one result line, so the command
 	// and lastWords never both print it.
 	lastWords func(interruptedError) int
-	result    sync.Mutex
-	printed   bool
+	// serving is hook serve's state: its discovery and persistent hooks.
+	serving *hookServer
+	result  sync.Mutex
+	printed bool
 }
 
 func newApp() *App {
@@ -138,9 +140,14 @@ func (a *App) printError(err error) {
 // warnf prints a warning or notice on stderr, unless --quiet; like
 // printError, it never prints a credential.
 func (a *App) warnf(format string, args ...any) {
-	if !a.quiet {
-		fmt.Fprintln(a.Stderr, visible(plugins.Redact(fmt.Sprintf(format, args...))))
+	if a.quiet {
+		return
 	}
+	msg := visible(plugins.Redact(fmt.Sprintf(format, args...)))
+	if a.serving != nil && a.serving.repeated(msg) {
+		return
+	}
+	fmt.Fprintln(a.Stderr, msg)
 }
 
 func (a *App) newRootCmd() *cobra.Command {

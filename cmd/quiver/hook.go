@@ -15,7 +15,7 @@ func (a *App) newHookCmd() *cobra.Command {
 		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.newHookListCmd(), a.newHookRunCmd(), a.newHookTestCmd())
+	cmd.AddCommand(a.newHookListCmd(), a.newHookRunCmd(), a.newHookServeCmd(), a.newHookTestCmd())
 	return cmd
 }
 
@@ -35,6 +35,29 @@ type hookJSON struct {
 	If      string `json:"if"`
 	// Persistent: the hook asked hook serve to keep it running (§14).
 	Persistent bool `json:"persistent,omitempty"`
+}
+
+// hookListJSON is `hook list --json` (and hook serve's list).
+func hookListJSON(hs *discovery.HookSet, all bool) []hookJSON {
+	out := []hookJSON{}
+	for _, h := range hs.Hooks {
+		if !all && h.Status != discovery.Active {
+			continue
+		}
+		hj := hookJSON{
+			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
+			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason, Format: discovery.FormatNative,
+			Persistent: h.Persistent,
+		}
+		if h.Format == discovery.FormatClaude {
+			hj.Format = discovery.FormatClaude
+			if h.Handler != nil {
+				hj.Matcher, hj.If = h.Handler.Matcher, h.Handler.If
+			}
+		}
+		out = append(out, hj)
+	}
+	return out
 }
 
 type hookListOptions struct {
@@ -74,24 +97,7 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 	if err != nil {
 		return err
 	}
-	out := []hookJSON{}
-	for _, h := range hs.Hooks {
-		if !o.All && h.Status != discovery.Active {
-			continue
-		}
-		hj := hookJSON{
-			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
-			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason, Format: discovery.FormatNative,
-			Persistent: h.Persistent,
-		}
-		if h.Format == discovery.FormatClaude {
-			hj.Format = discovery.FormatClaude
-			if h.Handler != nil {
-				hj.Matcher, hj.If = h.Handler.Matcher, h.Handler.If
-			}
-		}
-		out = append(out, hj)
-	}
+	out := hookListJSON(hs, o.All)
 	if n := hs.UntrustedCount(); n > 0 && !o.All {
 		a.warnf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)
 	}

@@ -195,17 +195,9 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return err
 	}
-	timeout, layout, payload := in.timeout, in.layout, in.payload
-	res := hooks.EmptyResult(o.Event)
-	if a.Getenv("QUIVER_NO_HOOKS") != "1" {
-		if res, err = a.fire(cmd.Context(), layout, o.Event, failClosed, timeout, payload); err != nil {
-			if !failClosed || !hooks.Blocking(o.Event) {
-				return err
-			}
-			// No hook set is no decision: fail closed says block.
-			a.warnf("quiver: %v", err)
-			res = hooks.EmptyResult(o.Event).FailClosed(fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err))
-		}
+	res, err := a.decide(cmd.Context(), in.layout, o.Event, failClosed, in.timeout, in.payload)
+	if err != nil {
+		return err
 	}
 	if ie, ok := interruption(cmd.Context()); ok {
 		// Interrupted is not allowed (SPEC §8): the hooks' groups are
@@ -240,10 +232,39 @@ func (a *App) printResult(res *hooks.Result) bool {
 	return true
 }
 
-func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
+// decide is the one trigger behind every door (hook run, hook run
+// --format, hook serve's run): the event's hooks fired and combined, no
+// hook at all under QUIVER_NO_HOOKS=1, and quiver's own block when it
+// cannot find the hooks of a blocking event it must fail closed on.
+func (a *App) decide(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
+	if a.Getenv("QUIVER_NO_HOOKS") == "1" {
+		return hooks.EmptyResult(event), nil
+	}
+	res, err := a.fire(ctx, layout, event, failClosed, timeout, p)
+	if err != nil {
+		if !failClosed || !hooks.Blocking(event) {
+			return nil, err
+		}
+		// No hook set is no decision: fail closed says block.
+		a.warnf("quiver: %v", err)
+		res = hooks.EmptyResult(event).FailClosed(fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err))
+	}
+	return res, nil
+}
+
+// hookSet discovers the hooks: from the long-lived session in hook serve,
+// from the files otherwise.
+func (a *App) hookSet(ctx context.Context, layout plugins.Layout) (*discovery.HookSet, error) {
+	if a.serving != nil {
+		return a.serving.hooks(ctx)
+	}
 	o := a.discoveryOptions(layout)
 	o.KeepGoing = true
-	hs, err := discovery.Hooks(ctx, o)
+	return discovery.Hooks(ctx, o)
+}
+
+func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
+	hs, err := a.hookSet(ctx, layout)
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +286,13 @@ func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, fai
 		a.warnf("quiver: %d invalid hook(s) might handle %s, and %s: %s; see quiver doctor",
 			len(invalid), event, effect, strings.Join(invalid, "; "))
 	}
+	ex := a.executor(layout, timeout)
+	if a.serving != nil {
+		ex.Pool = a.serving.pool
+		a.serving.pool.Retain(hs.Hooks)
+	}
 	t := &hooks.Trigger{
-		Run:        a.executor(layout, timeout).Run,
+		Run:        ex.Run,
 		ProjectDir: layout.ProjectDir,
 		FailClosed: failClosed,
 	}
@@ -603,10 +629,7 @@ func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, c
 	if err != nil {
 		return nil, err
 	}
-	if a.Getenv("QUIVER_NO_HOOKS") == "1" {
-		return hooks.EmptyResult(call.Event), nil
-	}
-	res, err := a.fire(cmd.Context(), layout, call.Event, o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1", timeout, payload)
+	res, err := a.decide(cmd.Context(), layout, call.Event, o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1", timeout, payload)
 	if err != nil {
 		return nil, err
 	}

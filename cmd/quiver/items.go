@@ -92,6 +92,17 @@ plugin's name. --all adds shadowed, disabled and invalid ones with the reason.`,
 	return cmd
 }
 
+// docListJSON is `list --json` of skills or recipes (and hook serve's list).
+func docListJSON(docs []discovery.Doc, all bool) []docJSON {
+	out := []docJSON{}
+	for _, d := range docs {
+		if all || d.Status == discovery.Active {
+			out = append(out, toDocJSON(d))
+		}
+	}
+	return out
+}
+
 func (a *App) runDocList(k docKind, all, asJSON bool) error {
 	layout, err := a.layout()
 	if err != nil {
@@ -101,12 +112,7 @@ func (a *App) runDocList(k docKind, all, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	out := []docJSON{}
-	for _, d := range docs {
-		if all || d.Status == discovery.Active {
-			out = append(out, toDocJSON(d))
-		}
-	}
+	out := docListJSON(docs, all)
 	if asJSON {
 		return writeJSON(a.Stdout, out)
 	}

@@ -71,6 +71,10 @@ type Executor struct {
 	Env []string
 	// Timeout per hook (DefaultTimeout if 0).
 	Timeout time.Duration
+	// Pool, when set (hook serve), runs persistent hooks as long-lived
+	// `<hook> serve` processes; without it they run one-shot like any
+	// other.
+	Pool *Pool
 }
 
 // Blocking reports the events whose hooks can block.
@@ -102,10 +106,21 @@ func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payl
 	if h.Handler != nil {
 		return e.runClaude(ctx, h, event, payload, dir, env, timeout)
 	}
-	r := proc.Run(ctx, proc.Spec{
-		Path: h.Path, Args: []string{"run"}, Dir: dir, Env: env, Stdin: payload,
-		Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
-	})
+	var r proc.Result
+	if h.Persistent && e.Pool != nil {
+		var err error
+		// A long-lived process cannot follow each payload's cwd: it runs
+		// in the project directory, and the payload's cwd says where the
+		// agent is.
+		if r, err = e.Pool.exchange(ctx, h, env, e.ProjectDir, payload, timeout); err != nil {
+			return Outcome{Hook: h, Status: Failed, Error: err.Error(), ExitCode: -1, Stderr: r.Stderr, Duration: r.Duration}
+		}
+	} else {
+		r = proc.Run(ctx, proc.Spec{
+			Path: h.Path, Args: []string{"run"}, Dir: dir, Env: env, Stdin: payload,
+			Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
+		})
+	}
 	o, done := outcomeOf(h, event, r, timeout)
 	if done {
 		return o

@@ -1,0 +1,395 @@
+package hooks
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/proc"
+)
+
+// Pool keeps persistent hooks running for hook serve (SPEC §14). A hook
+// that declares `EVENT persistent` is started once as `<hook> serve` and
+// fed one event at a time: a line {"id": N, "payload": {...}} in, a line
+// {"id": N, "result": {...}} or {"id": N, "exit": K, "stderr": "..."}
+// out. A timeout, a crash, a malformed line or a changed file restarts
+// it; what the answer means is decided exactly as for `<hook> run`.
+//
+// A Pool is safe for concurrent use; requests to one hook wait for each
+// other, requests to different hooks do not.
+type Pool struct {
+	mu      sync.Mutex
+	workers map[string]*worker
+	closed  bool
+}
+
+// NewPool returns an empty pool; Close stops what it started.
+func NewPool() *Pool { return &Pool{workers: map[string]*worker{}} }
+
+// worker is one persistent hook: its process, when running, and the
+// token that lets one request at a time talk to it.
+type worker struct {
+	turn chan struct{} // holding a value: a request has the worker
+	path string
+	// The fields below belong to the request holding turn.
+	proc *hookProcess
+}
+
+// hookProcess is one running `<hook> serve`.
+type hookProcess struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	lines  *bufio.Reader
+	file   fileID
+	next   int64
+	done   chan struct{} // closed once the process has been waited for
+	stderr *tail
+}
+
+// fileID is what tells that a hook file changed under a running process.
+type fileID struct {
+	size, mtime, ctime int64
+	ino                uint64
+	mode               os.FileMode
+}
+
+func identify(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	id.ino, id.ctime = inodeAndChangeTime(fi)
+	return id, nil
+}
+
+// maxAnswerLine bounds one answer line: the result may be as large as a
+// one-shot hook's stdout, plus the envelope.
+const maxAnswerLine = MaxStdout + MaxStderr + 1024
+
+// errClosed answers requests that arrive after Close.
+var errClosed = errors.New("hook serve is shutting down")
+
+// exchange sends one event to h's serve process, starting or restarting
+// it as needed, and returns its answer as `<hook> run` would have given
+// it. An error is a failure of the protocol (the process died, answered
+// a malformed line, could not be written to); it is reported as the
+// hook's failure, and the process is stopped so the next event starts a
+// fresh one.
+func (p *Pool) exchange(ctx context.Context, h discovery.Hook, env []string, dir string, payload []byte, timeout time.Duration) (proc.Result, error) {
+	key := h.Path + "\x00" + strings.Join(env, "\x00")
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return proc.Result{ExitCode: -1}, errClosed
+	}
+	w := p.workers[key]
+	if w == nil {
+		w = &worker{turn: make(chan struct{}, 1), path: h.Path}
+		p.workers[key] = w
+	}
+	p.mu.Unlock()
+
+	select {
+	case w.turn <- struct{}{}:
+	case <-ctx.Done():
+		return proc.Result{ExitCode: -1}, context.Cause(ctx)
+	}
+	defer func() { <-w.turn }()
+	start := time.Now() // the hook's own time, not the wait for its turn
+
+	id, err := identify(h.Path)
+	if err != nil {
+		w.stop()
+		return proc.Result{ExitCode: -1, StartErr: err, Duration: time.Since(start)}, nil
+	}
+	if w.proc != nil && (w.proc.exited() || w.proc.file != id) {
+		w.stop() // crashed while idle, or edited: a fresh process reads the new file
+	}
+	if w.proc == nil {
+		hp, err := startHook(h.Path, dir, env)
+		if err != nil {
+			return proc.Result{ExitCode: -1, StartErr: err, Duration: time.Since(start)}, nil
+		}
+		hp.file = id
+		w.proc = hp
+	}
+	r, err := w.proc.ask(ctx, payload, timeout)
+	r.Duration = time.Since(start)
+	if err != nil || r.TimedOut {
+		w.stop()
+	}
+	return r, err
+}
+
+// startHook starts `<path> serve` in its own process group.
+func startHook(path, dir string, env []string) (*hookProcess, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	hp := &hookProcess{stdin: inW, stdout: outR, lines: bufio.NewReaderSize(outR, 64<<10), done: make(chan struct{}), stderr: &tail{max: MaxStderr}}
+	cmd := exec.Command(path, "serve")
+	cmd.Dir, cmd.Env = dir, proc.Environ(env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, hp.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = proc.WaitDelay
+	hp.cmd = cmd
+	err = cmd.Start()
+	inR.Close() // the child holds its own copies
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	go func() {
+		cmd.Wait()
+		close(hp.done)
+	}()
+	return hp, nil
+}
+
+func (hp *hookProcess) exited() bool {
+	select {
+	case <-hp.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// kill ends the process group and waits for the process.
+func (hp *hookProcess) kill() {
+	syscall.Kill(-hp.cmd.Process.Pid, syscall.SIGKILL)
+	hp.stdin.Close()
+	<-hp.done
+	hp.stdout.Close()
+}
+
+func (w *worker) stop() {
+	if w.proc != nil {
+		w.proc.kill()
+		w.proc = nil
+	}
+}
+
+// answerLine is what a persistent hook writes back for one event.
+type answerLine struct {
+	ID     *int64          `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Exit   *int            `json:"exit"`
+	Stderr *string         `json:"stderr"`
+}
+
+// ask writes one event and reads the answer within timeout.
+func (hp *hookProcess) ask(ctx context.Context, payload []byte, timeout time.Duration) (proc.Result, error) {
+	hp.next++
+	id := hp.next
+	deadline := time.Now().Add(timeout)
+	hp.stdin.SetWriteDeadline(deadline)
+	hp.stdout.SetReadDeadline(deadline)
+	// An interruption ends the wait at once, as it kills a one-shot hook.
+	stopWatch := context.AfterFunc(ctx, func() {
+		hp.stdin.SetWriteDeadline(time.Unix(1, 0))
+		hp.stdout.SetReadDeadline(time.Unix(1, 0))
+	})
+	defer stopWatch()
+
+	msg := make([]byte, 0, len(payload)+32)
+	msg = append(msg, `{"id":`...)
+	msg = strconv.AppendInt(msg, id, 10)
+	msg = append(msg, `,"payload":`...)
+	msg = append(msg, payload...)
+	msg = append(msg, "}\n"...)
+	_, err := hp.stdin.Write(msg)
+	if err == nil {
+		var line []byte
+		line, err = hp.readLine()
+		if err == nil {
+			return hp.decode(id, line)
+		}
+	}
+	r := proc.Result{ExitCode: -1, Stderr: hp.stderr.bytes()}
+	switch {
+	case ctx.Err() != nil:
+		return r, fmt.Errorf("interrupted: %v", context.Cause(ctx))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		r.TimedOut = true
+		return r, nil
+	case errors.Is(err, errLongLine):
+		return r, fmt.Errorf("answer line exceeded %d bytes", maxAnswerLine)
+	}
+	// EOF or a broken pipe: it died. Give it a moment to be reaped, so
+	// the report can say how.
+	select {
+	case <-hp.done:
+	case <-time.After(50 * time.Millisecond):
+	}
+	msgErr := "`serve` exited before answering"
+	if st := hp.cmd.ProcessState; st != nil {
+		msgErr = fmt.Sprintf("`serve` exited (%s) before answering", st)
+	}
+	if s := strings.TrimSpace(string(r.Stderr)); s != "" {
+		msgErr += ": " + truncate(s, MaxReason)
+	}
+	return r, errors.New(msgErr)
+}
+
+var errLongLine = errors.New("line too long")
+
+// readLine reads one line of at most maxAnswerLine bytes.
+func (hp *hookProcess) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := hp.lines.ReadSlice('\n')
+		if len(line)+len(chunk) > maxAnswerLine {
+			return nil, errLongLine
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line, nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
+}
+
+// decode turns an answer line into what `<hook> run` would have given.
+func (hp *hookProcess) decode(id int64, line []byte) (proc.Result, error) {
+	r := proc.Result{ExitCode: -1}
+	var a answerLine
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&a); err != nil || dec.More() {
+		return r, fmt.Errorf("answered a line that is not one JSON object: %s", excerpt(bytes.TrimSpace(line)))
+	}
+	if a.ID == nil || *a.ID != id {
+		return r, fmt.Errorf("answered for id %s, was asked %d", rawID(a.ID), id)
+	}
+	r.ExitCode = 0
+	if a.Exit != nil {
+		r.ExitCode = *a.Exit
+		if r.ExitCode < 0 || r.ExitCode > 255 {
+			return r, fmt.Errorf("answered exit %d; an exit status is 0 to 255", r.ExitCode)
+		}
+	}
+	if a.Stderr != nil {
+		r.Stderr = []byte(truncate(*a.Stderr, MaxStderr))
+	}
+	if !isNull(a.Result) {
+		r.Stdout = a.Result
+		r.StdoutOverflow = len(a.Result) > MaxStdout
+	}
+	return r, nil
+}
+
+func rawID(id *int64) string {
+	if id == nil {
+		return "none"
+	}
+	return strconv.FormatInt(*id, 10)
+}
+
+// Retain stops the processes of persistent hooks that are not in keep
+// (removed, disabled, no longer trusted, or no longer persistent), so
+// nothing the user has taken away keeps running.
+func (p *Pool) Retain(keep []discovery.Hook) {
+	paths := make(map[string]bool, len(keep))
+	for _, h := range keep {
+		if h.Persistent && h.Status == discovery.Active {
+			paths[h.Path] = true
+		}
+	}
+	p.mu.Lock()
+	var gone []*worker
+	for key, w := range p.workers {
+		if !paths[w.path] {
+			gone = append(gone, w)
+			delete(p.workers, key)
+		}
+	}
+	p.mu.Unlock()
+	for _, w := range gone {
+		w.turn <- struct{}{} // wait for its request, if any
+		w.stop()
+		<-w.turn
+	}
+}
+
+// Running reports how many persistent hook processes are alive.
+func (p *Pool) Running() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, w := range p.workers {
+		select {
+		case w.turn <- struct{}{}:
+			if w.proc != nil && !w.proc.exited() {
+				n++
+			}
+			<-w.turn
+		default:
+			n++ // busy, so running
+		}
+	}
+	return n
+}
+
+// Close stops every process and refuses later requests. Requests in
+// flight should have been ended (their context cancelled) first; Close
+// waits for them.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	ws := p.workers
+	p.workers = map[string]*worker{}
+	p.mu.Unlock()
+	for _, w := range ws {
+		w.turn <- struct{}{}
+		w.stop()
+		<-w.turn
+	}
+}
+
+// tail keeps the last max bytes written to it: a persistent hook's
+// stderr, quoted when it fails.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > t.max {
+		t.buf = append(t.buf[:0], t.buf[over:]...) // compact now and then, not per write
+	}
+	return len(p), nil
+}
+
+func (t *tail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Clone(t.buf[max(0, len(t.buf)-t.max):])
+}
