@@ -3,6 +3,9 @@
 // (N plugins of 5 hooks, 3 skills and 3 recipes; hooks are tiny #!/bin/sh
 // scripts and static Go binaries), runs each measurement repeatedly, and
 // prints medians, minimums, maximums and the ratios the targets are about.
+// Every target is a ratio to a floor measured in the same run, on the same
+// machine: an empty Go program, find reading the same metadata, spawning
+// the same hooks directly, one-shot `hook run` for `hook serve`.
 //
 //	go run ./cmd/quiverbench            # the full run (a few minutes)
 //	go run ./cmd/quiverbench --json     # machine-readable

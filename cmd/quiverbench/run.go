@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,17 +27,21 @@ type options struct {
 	keep   bool
 }
 
-// result is one line of the report.
+// result is one line of the report. A ratio row names the rows it
+// divides; a row that could not be measured has Error instead of numbers.
 type result struct {
-	Name   string  `json:"name"`
-	N      int     `json:"n,omitempty"`
-	Runs   int     `json:"runs"`
-	Unit   string  `json:"unit"`
-	Median float64 `json:"median"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-	Target string  `json:"target,omitempty"`
-	Met    *bool   `json:"met,omitempty"`
+	Name        string  `json:"name"`
+	N           int     `json:"n,omitempty"`
+	Runs        int     `json:"runs"`
+	Unit        string  `json:"unit"`
+	Median      float64 `json:"median"`
+	Min         float64 `json:"min"`
+	Max         float64 `json:"max"`
+	Numerator   string  `json:"numerator,omitempty"`
+	Denominator string  `json:"denominator,omitempty"`
+	Target      string  `json:"target,omitempty"`
+	Met         *bool   `json:"met,omitempty"`
+	Error       string  `json:"error,omitempty"`
 }
 
 type bench struct {
@@ -45,7 +49,16 @@ type bench struct {
 	tmp     string
 	quiver  string
 	payload string
-	results []result
+	goHook  string
+	// small and large are the plugin counts that the 100- and
+	// 1,000-plugin targets are measured at: those two when --n has them,
+	// else the nearest --n (a smoke run has only a few plugins).
+	small, large int
+	// empty is the start of an empty Go program, the floor of any Go
+	// command; serveErr says why there is no `hook serve` to measure.
+	empty    result
+	serveErr error
+	results  []result
 }
 
 const payload = `{"tool_name":"bash","tool_input":{"command":"ls -la /tmp"},"conv_id":"bench","tool_user_id":"u"}`
@@ -71,7 +84,8 @@ func run(o options) error {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	b := &bench{o: o, tmp: tmp, quiver: o.quiver, payload: filepath.Join(tmp, "payload.json")}
+	b := &bench{o: o, tmp: tmp, quiver: o.quiver, payload: filepath.Join(tmp, "payload.json"), goHook: filepath.Join(tmp, "gohook-binary")}
+	b.small, b.large = nearest(sizes, 100), nearest(sizes, 1000)
 	if err := os.WriteFile(b.payload, []byte(payload), 0o644); err != nil {
 		return err
 	}
@@ -82,20 +96,33 @@ func run(o options) error {
 			return fmt.Errorf("build quiver: %v\n%s", err, out)
 		}
 	}
+	progress("building an empty Go program")
+	empty, err := buildEmpty(tmp)
+	if err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	goHook := filepath.Join(tmp, "gohook-binary")
-	if err := copyFile(self, goHook, 0o755); err != nil {
+	if err := copyFile(self, b.goHook, 0o755); err != nil {
+		return err
+	}
+	if b.serveErr = b.checkServe(); b.serveErr != nil {
+		progress("%v", b.serveErr)
+	}
+	if err := b.startup(empty); err != nil {
 		return err
 	}
 	for _, n := range sizes {
-		if err := b.discovery(n, goHook); err != nil {
+		if err := b.discovery(n); err != nil {
 			return err
 		}
 	}
-	if err := b.hookRun(sizes[0], goHook); err != nil {
+	if err := b.hookRun(b.small); err != nil {
+		return err
+	}
+	if err := b.persistent(); err != nil {
 		return err
 	}
 	if err := b.pluginAdd(); err != nil {
@@ -106,6 +133,22 @@ func run(o options) error {
 
 func progress(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "quiverbench: "+format+"\n", a...)
+}
+
+// nearest returns the size closest to want, by ratio.
+func nearest(sizes []int, want int) int {
+	best := sizes[0]
+	for _, n := range sizes {
+		if math.Abs(math.Log(float64(n)/float64(want))) < math.Abs(math.Log(float64(best)/float64(want))) {
+			best = n
+		}
+	}
+	return best
+}
+
+// tree returns the home and project folders generated for n plugins.
+func (b *bench) tree(n int) (home, project string) {
+	return filepath.Join(b.tmp, fmt.Sprintf("home-%d", n)), filepath.Join(b.tmp, fmt.Sprintf("project-%d", n))
 }
 
 // env is the environment quiver runs in: this one, with quiver's
@@ -145,66 +188,155 @@ func timed(env []string, stdin []byte, name string, args ...string) (time.Durati
 	return d, rss, nil
 }
 
-// repeat measures f runs times.
-func repeat(runs int, f func() (time.Duration, error)) ([]float64, error) {
-	var ms []float64
-	for range runs {
-		d, err := f()
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, float64(d.Microseconds())/1000)
+// command returns a probe's run: one process of argv (nil env: this one).
+func command(env []string, stdin []byte, argv ...string) func() (time.Duration, error) {
+	return func() (time.Duration, error) {
+		d, _, err := timed(env, stdin, argv[0], argv[1:]...)
+		return d, err
 	}
-	return ms, nil
 }
 
-func (b *bench) add(name string, n int, unit string, samples []float64, target string, met *bool) result {
+// spawnAll returns a probe's run: each hook's `run`, one after the other,
+// the payload on stdin, the way quiver runs them.
+func spawnAll(hooks []string, body []byte) func() (time.Duration, error) {
+	return func() (time.Duration, error) {
+		start := time.Now()
+		for _, p := range hooks {
+			cmd := exec.Command(p, "run")
+			cmd.Stdin = bytes.NewReader(body)
+			if err := cmd.Run(); err != nil {
+				return 0, fmt.Errorf("%s run: %v", p, err)
+			}
+		}
+		return time.Since(start), nil
+	}
+}
+
+// probe is one thing to time: its row's name and one run of it.
+type probe struct {
+	name string
+	run  func() (time.Duration, error)
+	// fresh says each run makes its own state (a cold cache), so a
+	// warm-up run would only cost time.
+	fresh bool
+}
+
+// measure runs each probe once untimed (caches, the page cache, a
+// server's first request), then runs rounds of every probe in turn, so
+// that a change in the machine's load falls on a measurement and its
+// floor alike, and adds a row per probe.
+func (b *bench) measure(n, runs int, probes ...probe) ([]result, error) {
+	for _, p := range probes {
+		if p.fresh {
+			continue
+		}
+		if _, err := p.run(); err != nil {
+			return nil, err
+		}
+	}
+	samples := make([][]float64, len(probes))
+	for range runs {
+		for i, p := range probes {
+			d, err := p.run()
+			if err != nil {
+				return nil, err
+			}
+			samples[i] = append(samples[i], float64(d)/float64(time.Millisecond))
+		}
+	}
+	rs := make([]result, len(probes))
+	for i, p := range probes {
+		rs[i] = b.add(p.name, n, "ms", samples[i])
+	}
+	return rs, nil
+}
+
+func (b *bench) add(name string, n int, unit string, samples []float64) result {
 	s := slices.Clone(samples)
 	slices.Sort(s)
-	r := result{Name: name, N: n, Runs: len(s), Unit: unit, Median: s[len(s)/2], Min: s[0], Max: s[len(s)-1], Target: target, Met: met}
+	r := result{Name: name, N: n, Runs: len(s), Unit: unit, Median: s[len(s)/2], Min: s[0], Max: s[len(s)-1]}
 	b.results = append(b.results, r)
 	return r
 }
 
-func check(ok bool) *bool { return &ok }
+// goal is a ratio's target: its text in the report and its test. The zero
+// goal is no target.
+type goal struct {
+	text string
+	ok   func(float64) bool
+}
 
-func (b *bench) discovery(n int, goHook string) error {
-	home := filepath.Join(b.tmp, fmt.Sprintf("home-%d", n))
-	project := filepath.Join(b.tmp, fmt.Sprintf("project-%d", n))
+func atMost(limit float64, text string) goal {
+	return goal{"<= " + text, func(r float64) bool { return r <= limit }}
+}
+
+func atLeast(limit float64, text string) goal {
+	return goal{">= " + text, func(r float64) bool { return r >= limit }}
+}
+
+// when returns g if cond holds (the row is at the size or hook count the
+// target is about), else no goal.
+func (g goal) when(cond bool) goal {
+	if !cond {
+		return goal{}
+	}
+	return g
+}
+
+// ratio adds a ratio row, v, computed from num and den, with its goal.
+func (b *bench) ratio(name string, n int, num, den result, v float64, g goal) {
+	r := result{Name: name, N: n, Runs: min(num.Runs, den.Runs), Unit: "x", Median: v, Min: v, Max: v, Numerator: num.Name, Denominator: den.Name, Target: g.text}
+	if g.ok != nil {
+		ok := g.ok(v)
+		r.Met = &ok
+	}
+	b.results = append(b.results, r)
+}
+
+// missing adds a row that could not be measured, and why.
+func (b *bench) missing(name string, n int, g goal, err error) {
+	b.results = append(b.results, result{Name: name, N: n, Target: g.text, Error: err.Error()})
+}
+
+// startup measures process start: `quiver version` against an empty Go
+// program built by the same toolchain.
+func (b *bench) startup(empty string) error {
+	progress("start-up: quiver version vs an empty Go program")
+	rs, err := b.measure(0, b.o.runs*10,
+		probe{name: "quiver version", run: command(nil, nil, b.quiver, "version")},
+		probe{name: "floor: empty Go program", run: command(nil, nil, empty)})
+	if err != nil {
+		return err
+	}
+	b.empty = rs[1]
+	b.ratio("quiver version / empty Go program", 0, rs[0], rs[1], rs[0].Median/rs[1].Median, atMost(1.5, "1.5x"))
+	return nil
+}
+
+// discovery measures listings over n plugins: hook discovery with a cold
+// cache against asking every hook its event, and warm listings against
+// find reading the same metadata.
+func (b *bench) discovery(n int) error {
+	home, project := b.tree(n)
 	os.MkdirAll(project, 0o755)
 	progress("generating %d plugins", n)
-	if err := genHome(home, n, goHook); err != nil {
+	if err := genHome(home, n, b.goHook); err != nil {
 		return err
 	}
 	env := b.env(home, project)
-	list := func() (time.Duration, error) {
-		d, _, err := timed(env, nil, b.quiver, "hook", "list", "--json")
-		return d, err
-	}
+	list := command(env, nil, b.quiver, "hook", "list", "--json")
 	slow := max(1, min(b.o.runs, 3))
 	progress("discovery, cold cache, N=%d", n)
-	cold, err := repeat(slow, func() (time.Duration, error) {
+	cold, err := b.measure(n, slow, probe{name: "hook list --json, cold cache", fresh: true, run: func() (time.Duration, error) {
 		os.RemoveAll(filepath.Join(home, "cache"))
 		return list()
-	})
+	}})
 	if err != nil {
 		return err
 	}
-	b.add("discovery: hook list, cold cache", n, "ms", cold, "", nil)
-	progress("discovery, warm cache, N=%d", n)
-	warm, err := repeat(b.o.runs, list)
-	if err != nil {
-		return err
-	}
-	var hooks []string
-	filepath.WalkDir(filepath.Join(home, "plugins"), func(p string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && filepath.Base(filepath.Dir(p)) == "hooks" {
-			hooks = append(hooks, p)
-		}
-		return nil
-	})
-	progress("baseline: asking %d hooks one by one, N=%d", len(hooks), n)
-	base, err := repeat(1, func() (time.Duration, error) {
+	hooks, _ := filepath.Glob(filepath.Join(home, "plugins", "*", "hooks", "*"))
+	progress("asking %d hooks one by one, N=%d", len(hooks), n)
+	base, err := b.measure(n, 1, probe{name: "floor: ask every hook `hook`, one by one", fresh: true, run: func() (time.Duration, error) {
 		start := time.Now()
 		for _, h := range hooks {
 			if out, err := exec.Command(h, "hook").Output(); err != nil || len(out) == 0 {
@@ -212,35 +344,35 @@ func (b *bench) discovery(n int, goHook string) error {
 			}
 		}
 		return time.Since(start), nil
-	})
+	}})
 	if err != nil {
 		return err
 	}
-	w := b.add("discovery: hook list, warm cache", n, "ms", warm, "", nil)
-	bl := b.add("discovery baseline: ask every hook `hook`", n, "ms", base, "", nil)
-	ratio := bl.Median / w.Median
-	var met *bool
-	target := ""
-	if n == 1000 {
-		target, met = "warm < 20 ms and >= 100x faster than the baseline", check(w.Median < 20 && ratio >= 100)
-	}
-	b.add("discovery speed-up: baseline / warm", n, "x", []float64{ratio}, target, met)
+	b.ratio("hook list cold / asking every hook", n, cold[0], base[0], cold[0].Median/base[0].Median, goal{})
 
-	for _, kind := range []string{"skill", "recipe"} {
-		ls := func() (time.Duration, error) {
-			d, _, err := timed(env, nil, b.quiver, kind, "list", "--json")
-			return d, err
-		}
-		ls() // warm
-		ms, err := repeat(b.o.runs, ls)
+	// Each listing's floor is find given the folders the listing must
+	// read, printing the metadata of the files it must stat.
+	for _, l := range []struct {
+		kind, folder string
+		find         []string
+		goal         goal
+	}{
+		{"hook", "hooks", []string{"-mindepth", "1", "-maxdepth", "1", "-type", "f"}, atMost(1.5, "1.5x")},
+		// A listing stats skills/<name>/SKILL.md without reading the
+		// skill's folder; find cannot, so it stats the folder instead:
+		// the same reads and one stat per skill.
+		{"skill", "skills", []string{"-mindepth", "1", "-maxdepth", "1"}, atMost(1.5, "1.5x")},
+		{"recipe", "recipes", []string{"-type", "f", "-name", "*.md"}, goal{}},
+	} {
+		dirs, _ := filepath.Glob(filepath.Join(home, "plugins", "*", l.folder))
+		progress("%s list, warm cache, vs find, N=%d", l.kind, n)
+		rs, err := b.measure(n, b.o.runs,
+			probe{name: l.kind + " list --json, warm cache", run: command(env, nil, b.quiver, l.kind, "list", "--json")},
+			probe{name: fmt.Sprintf("floor: find over the %d %s folders", len(dirs), l.folder), run: command(nil, nil, findArgs(dirs, l.find...)...)})
 		if err != nil {
 			return err
 		}
-		r := b.add(kind+" list --json, warm", n, "ms", ms, "", nil)
-		if n == 1000 {
-			last := &b.results[len(b.results)-1]
-			last.Target, last.Met = "< 50 ms", check(r.Median < 50)
-		}
+		b.ratio(l.kind+" list warm / find", n, rs[0], rs[1], rs[0].Median/rs[1].Median, l.goal.when(n == b.large))
 	}
 	for _, args := range [][]string{{"hook", "list", "--json"}, {"hook", "run", "after_tool_call", "--payload", b.payload}} {
 		var rss []float64
@@ -251,69 +383,169 @@ func (b *bench) discovery(n int, goHook string) error {
 			}
 			rss = append(rss, float64(kb)/1024)
 		}
-		b.add("peak RSS: quiver "+strings.Join(args[:2], " "), n, "MiB", rss, "", nil)
+		b.add("peak RSS: quiver "+strings.Join(args[:2], " "), n, "MiB", rss)
 	}
 	return nil
 }
 
-// hookRun measures `quiver hook run` end to end with k matching hooks
-// against spawning the same hooks directly (the floor).
-func (b *bench) hookRun(n int, goHook string) error {
-	home := filepath.Join(b.tmp, fmt.Sprintf("home-%d", n))
-	project := filepath.Join(b.tmp, fmt.Sprintf("project-%d", n))
+// findArgs is find over dirs, printing size, mtime and mode of each file
+// that passes tests (GNU find; -ls elsewhere).
+func findArgs(dirs []string, tests ...string) []string {
+	args := append(append([]string{"find"}, dirs...), tests...)
+	if runtime.GOOS == "linux" {
+		return append(args, "-printf", "%s %T@ %m %p\n")
+	}
+	return append(args, "-ls")
+}
+
+// hookRun measures `quiver hook run` and `hook serve`'s run with k
+// matching hooks against spawning the same hooks directly (the floor).
+// Quiver's cost per hook is (T(k hooks) - T(0 hooks)) / k over the direct
+// spawn time per hook.
+func (b *bench) hookRun(n int) error {
+	home, project := b.tree(n)
 	env := b.env(home, project)
-	body := []byte(payload)
-	var t0 float64
+	var oneShot0, serve0 result
 	for _, k := range []int{0, 1, 10, 50} {
 		paths, err := genMatching(home, k)
 		if err != nil {
 			return err
 		}
-		runHook := func() (time.Duration, error) {
-			d, _, err := timed(env, nil, b.quiver, "hook", "run", "before_tool_call", "--payload", b.payload)
-			return d, err
+		probes := []probe{{name: fmt.Sprintf("hook run, %d matching hooks", k), run: command(env, nil, b.quiver, "hook", "run", "before_tool_call", "--payload", b.payload)}}
+		if k > 0 {
+			probes = append(probes, probe{name: fmt.Sprintf("floor: spawn the %d hooks directly", k), run: spawnAll(paths, []byte(payload))})
 		}
-		runHook() // warm the type cache
+		serveName := fmt.Sprintf("hook serve run, %d matching hooks, per request", k)
+		var srv *server
+		if b.serveErr == nil {
+			if srv, err = startServer(b.quiver, env); err != nil {
+				return err
+			}
+			// Many requests per sample where each is quick: a sample
+			// is then long enough to time well.
+			requests := 1
+			if k == 0 {
+				requests = 100
+			} else if k < 10 {
+				requests = 10 / k
+			}
+			probes = append(probes, probe{name: serveName, run: srv.runs(requests, k)})
+		}
 		progress("hook run with %d matching hooks, N=%d", k, n)
-		ms, err := repeat(b.o.runs, runHook)
+		rs, err := b.measure(n, b.o.runs, probes...)
+		srv.close()
 		if err != nil {
 			return err
 		}
-		r := b.add(fmt.Sprintf("hook run, %d matching hooks", k), n, "ms", ms, "", nil)
-		if k == 0 && n == 100 {
-			last := &b.results[len(b.results)-1]
-			last.Target, last.Met = "< 10 ms", check(r.Median < 10)
-		}
+		one, sv := rs[0], rs[len(rs)-1]
 		if k == 0 {
-			t0 = r.Median
+			oneShot0, serve0 = one, sv
+			b.ratio("hook run, no matching hook / empty Go program", n, one, b.empty, one.Median/b.empty.Median, atMost(2, "2x"))
+			g := atMost(0.01, "1/100")
+			if b.serveErr != nil {
+				b.missing(serveName, n, goal{}, b.serveErr)
+				b.missing("serve run / one-shot hook run, no matching hook", n, g, b.serveErr)
+				continue
+			}
+			b.ratio("serve run / one-shot hook run, no matching hook", n, sv, one, sv.Median/one.Median, g)
 			continue
 		}
-		floor, err := repeat(b.o.runs, func() (time.Duration, error) {
-			start := time.Now()
-			for _, p := range paths {
-				cmd := exec.Command(p, "run")
-				cmd.Stdin = bytes.NewReader(body)
-				if err := cmd.Run(); err != nil {
-					return 0, err
-				}
-			}
-			return time.Since(start), nil
-		})
-		if err != nil {
-			return err
+		floor := rs[1]
+		b.ratio(fmt.Sprintf("hook run per-hook cost / direct spawn, %d hooks", k), n, one, floor, (one.Median-oneShot0.Median)/floor.Median, atMost(1.25, "1.25x").when(k == 10))
+		name, g := fmt.Sprintf("serve per-hook cost / direct spawn, %d hooks", k), atMost(1.1, "1.1x").when(k == 10)
+		if b.serveErr != nil {
+			b.missing(serveName, n, goal{}, b.serveErr)
+			b.missing(name, n, g, b.serveErr)
+			continue
 		}
-		f := b.add(fmt.Sprintf("floor: spawn the %d hooks directly", k), n, "ms", floor, "", nil)
-		perHook := (r.Median - t0) / float64(k)
-		ratio := perHook / (f.Median / float64(k))
-		var met *bool
-		target := ""
-		if k == 10 {
-			target, met = "<= 1.25x", check(ratio <= 1.25)
-		}
-		b.add(fmt.Sprintf("hook run per-hook cost / direct spawn, %d hooks", k), n, "x", []float64{ratio}, target, met)
+		b.ratio(name, n, sv, floor, (sv.Median-serve0.Median)/floor.Median, g)
 	}
 	_, err := genMatching(home, 0)
 	return err
+}
+
+// persistent measures a persistent Python hook per event through serve
+// against the same hook one-shot through hook run, and serve's memory
+// after many requests, in a home of its own with only that hook.
+func (b *bench) persistent() error {
+	home, project := filepath.Join(b.tmp, "home-serve"), filepath.Join(b.tmp, "project-serve")
+	os.MkdirAll(project, 0o755)
+	env := b.env(home, project)
+	const (
+		serveName = "persistent Python hook via hook serve, per event"
+		shotName  = "the same hook one-shot via hook run"
+		ratioName = "one-shot / serve, persistent Python hook"
+	)
+	faster := atLeast(20, "20x")
+	if err := genPersistent(home); err != nil {
+		b.missing(serveName, 0, goal{}, err)
+		b.missing(shotName, 0, goal{}, err)
+		b.missing(ratioName, 0, faster, err)
+		return nil
+	}
+	probes := []probe{{name: shotName, run: command(env, nil, b.quiver, "hook", "run", "before_tool_call", "--payload", b.payload)}}
+	var srv *server
+	if b.serveErr == nil {
+		var err error
+		if srv, err = startServer(b.quiver, env); err != nil {
+			return err
+		}
+		probes = append(probes, probe{name: serveName, run: srv.runs(100, 1)})
+	}
+	progress("persistent Python hook, one-shot vs serve")
+	rs, err := b.measure(0, b.o.runs, probes...)
+	srv.close()
+	if err != nil {
+		return err
+	}
+	if b.serveErr != nil {
+		b.missing(serveName, 0, goal{}, b.serveErr)
+		b.missing(ratioName, 0, faster, b.serveErr)
+	} else {
+		b.ratio(ratioName, 0, rs[0], rs[1], rs[0].Median/rs[1].Median, faster)
+	}
+	return b.serveMemory(env)
+}
+
+// serveMemory compares a server's resident memory after 10,000 requests
+// (each running the persistent hook) with its memory after 100.
+func (b *bench) serveMemory(env []string) error {
+	const (
+		early, late = 100, 10000
+		ratioName   = "serve VmRSS, 10,000 / 100 requests"
+	)
+	names := []string{fmt.Sprintf("hook serve VmRSS after %d requests", early), fmt.Sprintf("hook serve VmRSS after %d requests", late)}
+	g := atMost(1.1, "1.1x")
+	if b.serveErr != nil {
+		b.missing(names[0], 0, goal{}, b.serveErr)
+		b.missing(names[1], 0, goal{}, b.serveErr)
+		b.missing(ratioName, 0, g, b.serveErr)
+		return nil
+	}
+	srv, err := startServer(b.quiver, env)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	progress("hook serve memory over %d requests", late)
+	var rs []result
+	sent := 0
+	for i, upTo := range []int{early, late} {
+		if _, err := srv.runs(upTo-sent, 1)(); err != nil {
+			return err
+		}
+		sent = upTo
+		kb, err := srv.rss()
+		if err != nil {
+			b.missing(names[0], 0, goal{}, err)
+			b.missing(names[1], 0, goal{}, err)
+			b.missing(ratioName, 0, g, err)
+			return nil
+		}
+		rs = append(rs, b.add(names[i], 0, "MiB", []float64{float64(kb) / 1024}))
+	}
+	b.ratio(ratioName, 0, rs[1], rs[0], rs[1].Median/rs[0].Median, g)
+	return nil
 }
 
 // pluginAdd compares installing a 200-file plugin over the loopback git
@@ -339,27 +571,18 @@ func (b *bench) pluginAdd() error {
 	os.MkdirAll(project, 0o755)
 	env := append(b.env(filepath.Join(b.tmp, "home-add"), project), "QUIVER_GIT_BASE="+srv.URL)
 	progress("plugin add of a 200-file repository vs git clone --depth 1")
-	runs := max(1, min(b.o.runs, 5))
-	add, err := repeat(runs, func() (time.Duration, error) {
-		d, _, err := timed(env, nil, b.quiver, "plugin", "add", "--force", "-q", "acme/bench")
-		return d, err
-	})
-	if err != nil {
-		return err
-	}
 	i := 0
-	clone, err := repeat(runs, func() (time.Duration, error) {
-		i++
-		d, _, err := timed(os.Environ(), nil, "git", "clone", "-q", "--depth", "1", srv.RepoURL("acme/bench"), filepath.Join(b.tmp, fmt.Sprintf("clone-%d", i)))
-		return d, err
-	})
+	rs, err := b.measure(0, max(1, min(b.o.runs, 5)),
+		probe{name: "plugin add, 200 files, loopback git", run: command(env, nil, b.quiver, "plugin", "add", "--force", "-q", "acme/bench")},
+		probe{name: "floor: git clone --depth 1, same repository", run: func() (time.Duration, error) {
+			i++
+			d, _, err := timed(nil, nil, "git", "clone", "-q", "--depth", "1", srv.RepoURL("acme/bench"), filepath.Join(b.tmp, fmt.Sprintf("clone-%d", i)))
+			return d, err
+		}})
 	if err != nil {
 		return err
 	}
-	a := b.add("plugin add, 200 files, loopback git", 0, "ms", add, "", nil)
-	c := b.add("git clone --depth 1, same repository", 0, "ms", clone, "", nil)
-	ratio := a.Median / c.Median
-	b.add("plugin add / git clone", 0, "x", []float64{ratio}, "<= 2.5x", check(ratio <= 2.5))
+	b.ratio("plugin add / git clone", 0, rs[0], rs[1], rs[0].Median/rs[1].Median, atMost(2.5, "2.5x"))
 	return nil
 }
 
@@ -367,6 +590,7 @@ func (b *bench) report() error {
 	if b.o.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(map[string]any{
 			"machine": map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU(), "go": runtime.Version()},
 			"results": b.results,
@@ -387,9 +611,26 @@ func (b *bench) report() error {
 				target += "  NOT MET"
 			}
 		}
-		f := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " " + r.Unit }
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, n, f(r.Median), f(r.Min), f(r.Max), r.Runs, target)
+		if r.Error != "" {
+			fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t-\t%s\n", r.Name, n, strings.TrimSpace(target+"  "+r.Error))
+			continue
+		}
+		f := func(v float64) string { return number(v) + " " + r.Unit }
+		lo, hi := f(r.Min), f(r.Max)
+		if r.Unit == "x" {
+			lo, hi = "", ""
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, n, f(r.Median), lo, hi, r.Runs, target)
 	}
 	fmt.Fprintf(w, "\n%s/%s, %d CPUs, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return w.Flush()
+}
+
+// number prints v with two decimals, or four below 1 (per-request times
+// and small ratios).
+func number(v float64) string {
+	if math.Abs(v) < 1 {
+		return strconv.FormatFloat(v, 'f', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
 }
