@@ -242,8 +242,9 @@ func (hp *hookProcess) ask(ctx context.Context, payload []byte, timeout time.Dur
 	// the report can say how.
 	select {
 	case <-hp.done:
-	case <-time.After(50 * time.Millisecond):
+	case <-time.After(250 * time.Millisecond):
 	}
+	r.Stderr = hp.stderr.bytes() // complete once it has been waited for
 	msgErr := "`serve` exited before answering"
 	if st := hp.cmd.ProcessState; st != nil {
 		msgErr = fmt.Sprintf("`serve` exited (%s) before answering", st)
