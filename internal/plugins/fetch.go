@@ -489,7 +489,7 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 	if r, ok := byName[plumbing.NewTagReferenceName(ref)]; ok {
 		return target{kind: TagRef, refspec: config.RefSpec("+" + r.Name().String() + ":" + r.Name().String()), commit: commitOf(r)}, nil
 	}
-	if hexSHA.MatchString(ref) {
+	if hexSHA().MatchString(ref) {
 		// A ref that points at the commit can be fetched from any server.
 		var found []*plumbing.Reference
 		for _, r := range refs {

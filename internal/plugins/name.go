@@ -3,17 +3,41 @@ package plugins
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
 // ErrInvalidName is wrapped by every error about a malformed plugin name.
 var ErrInvalidName = errors.New("invalid plugin name")
 
-var (
-	orgPattern  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,38}$`)
-	repoPattern = regexp.MustCompile(`^[a-z0-9_.-]{1,100}$`)
-)
+// validOrg reports whether org matches SPEC §3's ^[a-z0-9][a-z0-9-]{0,38}$.
+// The patterns are spelled out rather than compiled: every process start
+// would pay for the regexps, and discovery checks every folder name.
+func validOrg(org string) bool {
+	if len(org) == 0 || len(org) > 39 || org[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(org); i++ {
+		if c := org[i]; !lowerOrDigit(c) && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// validRepo reports whether repo matches SPEC §3's ^[a-z0-9_.-]{1,100}$.
+func validRepo(repo string) bool {
+	if len(repo) == 0 || len(repo) > 100 {
+		return false
+	}
+	for i := 0; i < len(repo); i++ {
+		if c := repo[i]; !lowerOrDigit(c) && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerOrDigit(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
 // Name is a validated plugin name, org/repo, always lowercase. The zero Name
 // is not valid; obtain one from ParseName or NewName.
@@ -34,10 +58,10 @@ func NewName(org, repo string) (Name, error) {
 		}
 	}
 	org, repo = strings.ToLower(org), strings.ToLower(repo)
-	if !orgPattern.MatchString(org) {
+	if !validOrg(org) {
 		return Name{}, fmt.Errorf("%w %q: org must be 1-39 letters, digits or hyphens, starting with a letter or digit", ErrInvalidName, org+"/"+repo)
 	}
-	if !repoPattern.MatchString(repo) || strings.HasPrefix(repo, ".") {
+	if !validRepo(repo) || strings.HasPrefix(repo, ".") {
 		return Name{}, fmt.Errorf("%w %q: repo must be 1-100 letters, digits, '_', '.' or '-', not starting with '.'", ErrInvalidName, org+"/"+repo)
 	}
 	return Name{org: org, repo: repo}, nil

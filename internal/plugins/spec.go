@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -86,10 +87,12 @@ func (s Spec) Shown() string {
 	return s.Source() + " (folder " + s.Subdir + ")"
 }
 
+// The spec patterns are compiled when a spec is first parsed, not at every
+// process start: hook run never parses one.
 var (
-	scpLike    = regexp.MustCompile(`^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9.-]+):(.+)$`)
-	schemeLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	hexSHA     = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+	scpLike    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9.-]+):(.+)$`) })
+	schemeLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
+	hexSHA     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,40}$`) })
 )
 
 // ParseSpec parses one `plugin add` argument. base is QUIVER_GIT_BASE (empty
@@ -118,7 +121,7 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		}
 		s.Path = filepath.Clean(u.Path)
 		repoPath = s.Path
-	case schemeLike.MatchString(body):
+	case schemeLike().MatchString(body):
 		u, err := url.Parse(body)
 		if err != nil {
 			// url.Parse's error quotes the URL, and a password in it can
@@ -147,13 +150,13 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		}
 		s.Path = filepath.Clean(p)
 		repoPath = s.Path
-	case scpLike.MatchString(body) && strings.Contains(scpLike.FindStringSubmatch(body)[2], "@"):
+	case scpLike().MatchString(body) && strings.Contains(scpLike().FindStringSubmatch(body)[2], "@"):
 		// user:password@host:path reads as host "user" with a path that
 		// holds the password; never echo it.
 		return s, fmt.Errorf("%w: an address like user:password@host:path does not work over SSH, and quiver never stores passwords; use an SSH key, or https with QUIVER_GIT_TOKEN", ErrInvalidSpec)
-	case scpLike.MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
+	case scpLike().MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
 		s.URL = body
-		repoPath = scpLike.FindStringSubmatch(body)[2]
+		repoPath = scpLike().FindStringSubmatch(body)[2]
 	case strings.Count(body, "/") >= 2 && !strings.Contains(body, ":"):
 		// org/repo/sub/dir: a folder of the repository (SPEC §12).
 		parts := strings.SplitN(body, "/", 3)
