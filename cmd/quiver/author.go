@@ -24,37 +24,45 @@ import (
 // Tools for plugin authors: plugin init and plugin validate.
 
 func (a *App) newPluginInitCmd() *cobra.Command {
-	var name, format string
-	var force bool
+	var name string
+	var o plugins.ScaffoldOptions
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Scaffold a new plugin repository",
 		Long: `Create a plugin repository in DIR (default: the current folder): plugin.yaml,
 hooks/ with a commented bash example for each blocking event, a skill, a
-recipe and a README that explains the layout. With --format claude, the
-Claude Code layout instead: .claude-plugin/plugin.json, hooks/hooks.json
-with a PreToolUse and a SessionStart handler and their scripts, a command
-and a skill. A folder that already has files is refused unless --force.
-The result passes plugin validate and installs with plugin add ./DIR.`,
-		Example: "  quiver plugin init my-plugin\n  quiver plugin init --name acme/guard guard\n  quiver plugin init --format claude --name acme/cc cc",
+recipe and a README that explains the layout. With --persistent, the
+before_tool_call example is a persistent hook: it also answers "serve",
+so quiver hook serve starts it once and keeps it running (docs/hooks.md),
+and it still works one-shot. With --format claude, the Claude Code layout
+instead: .claude-plugin/plugin.json, hooks/hooks.json with a PreToolUse
+and a SessionStart handler and their scripts, a command and a skill
+(never persistent). A folder that already has files is refused unless
+--force. The result passes plugin validate and installs with plugin add
+./DIR.`,
+		Example: "  quiver plugin init my-plugin\n  quiver plugin init --name acme/guard guard\n  quiver plugin init --persistent --name acme/guard guard\n  quiver plugin init --format claude --name acme/cc cc",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return a.runPluginInit(cmd, dir, name, format, force)
+			return a.runPluginInit(cmd, dir, name, o)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the plugin's `org/repo` (default local/<folder name>)")
-	cmd.Flags().BoolVar(&force, "force", false, "write into a folder that already has files")
-	cmd.Flags().StringVar(&format, "format", plugins.FormatNative, "the layout: `native` or claude (Claude Code's plugin format)")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "write into a folder that already has files")
+	cmd.Flags().StringVar(&o.Format, "format", plugins.FormatNative, "the layout: `native` or claude (Claude Code's plugin format)")
+	cmd.Flags().BoolVar(&o.Persistent, "persistent", false, "make the before_tool_call example a persistent hook, kept running by hook serve (native format only)")
 	return cmd
 }
 
-func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName, format string, force bool) error {
-	if format != plugins.FormatNative && format != plugins.FormatClaude {
-		return usageErrorf(cmd, "unknown --format %q; want native or claude", format)
+func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, o plugins.ScaffoldOptions) error {
+	if o.Format != plugins.FormatNative && o.Format != plugins.FormatClaude {
+		return usageErrorf(cmd, "unknown --format %q; want native or claude", o.Format)
+	}
+	if o.Persistent && o.Format == plugins.FormatClaude {
+		return usageErrorf(cmd, "--persistent needs the native format: Claude Code hooks (hooks.json) are never persistent")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -67,7 +75,7 @@ func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName, format string, for
 	if err != nil {
 		return usageErrorf(cmd, "%v; give the plugin's name with --name org/repo", err)
 	}
-	written, err := plugins.Scaffold(abs, name, format, force)
+	written, err := plugins.Scaffold(abs, name, o)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,8 @@ import (
 
 // The files `plugin init` writes, per format; {{NAME}}, {{ORG}}, {{REPO}}
 // and {{SKILL}} are replaced. Files under hooks/ but hooks.json are made
-// executable.
+// executable. A file named F.persistent is the persistent variant of F
+// (SPEC §14), written as F instead of it when asked for.
 //
 //go:embed scaffold scaffold-claude/*
 var scaffoldFS embed.FS
@@ -27,20 +28,42 @@ const (
 // ErrNotEmpty is returned by Scaffold for a folder that already has files.
 var ErrNotEmpty = errors.New("folder is not empty")
 
+// persistentSuffix marks a template's persistent variant.
+const persistentSuffix = ".persistent"
+
+// ScaffoldOptions are the choices of `plugin init`.
+type ScaffoldOptions struct {
+	// Format is FormatNative (also "") or FormatClaude.
+	Format string
+	// Persistent makes the example hooks persistent ones, answering
+	// `serve` as well as `run`; the native format only, since Claude
+	// handlers are never persistent.
+	Persistent bool
+	// Force writes into a folder that already has files (overwriting
+	// files of the same names, keeping others).
+	Force bool
+}
+
+// ErrNotPersistent is returned by Scaffold for a persistent Claude-format
+// plugin.
+var ErrNotPersistent = errors.New("hooks.json handlers (Claude Code format) are never persistent")
+
 // Scaffold writes a new plugin repository into dir: plugin.yaml, a
 // commented example hook per blocking event, a skill, a recipe and a
-// README. A non-empty dir is refused unless force (then existing files of
-// the same names are overwritten and others are kept).
-func Scaffold(dir string, name Name, format string, force bool) ([]string, error) {
+// README. A non-empty dir is refused unless o.Force.
+func Scaffold(dir string, name Name, o ScaffoldOptions) ([]string, error) {
 	root := "scaffold"
-	switch format {
+	switch o.Format {
 	case FormatNative, "":
 	case FormatClaude:
+		if o.Persistent {
+			return nil, ErrNotPersistent
+		}
 		root = "scaffold-claude"
 	default:
-		return nil, fmt.Errorf("unknown format %q; want native or claude", format)
+		return nil, fmt.Errorf("unknown format %q; want native or claude", o.Format)
 	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 && !force {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 && !o.Force {
 		return nil, fmt.Errorf("%s: %w; use --force to write into it anyway", dir, ErrNotEmpty)
 	}
 	skill := strings.TrimSuffix(name.Repo(), ".git")
@@ -61,6 +84,15 @@ func Scaffold(dir string, name Name, format string, force bool) ([]string, error
 		}
 		rel := strings.TrimPrefix(p, root+"/")
 		rel = strings.ReplaceAll(rel, "SKILLNAME", skill)
+		if o.Persistent {
+			if base, ok := strings.CutSuffix(rel, persistentSuffix); ok {
+				rel = base
+			} else if _, err := fs.Stat(scaffoldFS, p+persistentSuffix); err == nil {
+				return nil // its persistent variant is written instead
+			}
+		} else if strings.HasSuffix(rel, persistentSuffix) {
+			return nil
+		}
 		data, err := scaffoldFS.ReadFile(p)
 		if err != nil {
 			return err
