@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/signal"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -105,6 +107,9 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	s.opts.KeepGoing = true
 	a.serving = s
 	defer s.pool.Close()
+	// A client that goes away makes writing a response fail with EPIPE
+	// rather than kill quiver by SIGPIPE before it stops its hooks.
+	signal.Ignore(syscall.SIGPIPE)
 	s.rpc = &rpc.Server{Handler: s.handle, MaxLine: maxServeLine, MaxInFlight: maxServeInFlight}
 	err = s.rpc.Serve(cmd.Context(), a.Stdin, a.Stdout)
 	if err != nil {

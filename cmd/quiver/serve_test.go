@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,6 +30,7 @@ type serveClient struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	stdout io.ReadCloser
 	lines  chan []byte
 	stderr *lockedBuffer
 	mu     sync.Mutex
@@ -74,7 +76,7 @@ func startServe(t *testing.T, h *harness, args ...string) *serveClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &serveClient{t: t, cmd: cmd, stdin: stdin, lines: make(chan []byte, 100), stderr: &lockedBuffer{}, early: map[string]rpcReply{}}
+	c := &serveClient{t: t, cmd: cmd, stdin: stdin, stdout: stdout, lines: make(chan []byte, 100), stderr: &lockedBuffer{}, early: map[string]rpcReply{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -527,7 +529,7 @@ func assertAllGone(t *testing.T, pidFile string) {
 // TestServeShutdown: EOF, the shutdown method and SIGTERM each end the
 // server with every hook process it started, persistent or in flight.
 func TestServeShutdown(t *testing.T) {
-	for _, how := range []string{"eof", "shutdown", "sigterm"} {
+	for _, how := range []string{"eof", "shutdown", "sigterm", "client gone"} {
 		t.Run(how, func(t *testing.T) {
 			h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 			pids := filepath.Join(t.TempDir(), "pids")
@@ -555,6 +557,22 @@ func TestServeShutdown(t *testing.T) {
 					t.Errorf("the request in flight at SIGTERM: %s", r.raw)
 				}
 				c.wait()
+			case "client gone":
+				// Nobody reads the answers any more: writing one fails,
+				// and the server ends with its hooks.
+				c.stdout.Close()
+				c.request(8, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{}})
+				done := make(chan error, 1)
+				go func() { done <- c.cmd.Wait() }()
+				select {
+				case err := <-done:
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+						t.Errorf("hook serve ended with %v, want exit 1; stderr:\n%s", err, c.stderr.String())
+					}
+				case <-time.After(30 * time.Second):
+					t.Fatal("hook serve did not notice its client was gone")
+				}
 			}
 			assertAllGone(t, pids)
 		})

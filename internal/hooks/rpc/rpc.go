@@ -334,9 +334,14 @@ func (s *Server) write(v any) {
 	}
 	data = append(data, '\n')
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	failed := false
 	if s.werr == nil {
 		_, s.werr = s.w.Write(data)
+		failed = s.werr != nil
+	}
+	s.wmu.Unlock()
+	if failed {
+		s.Stop() // nobody reads the answers: stop reading requests
 	}
 }
 
