@@ -270,6 +270,9 @@ else:
 		"d10-message": bashHook("user_message_send", `case "$input" in *secret*) echo '{"blocked":true,"reason":"no secrets"}';; esac`),
 		"e10-turn":    bashHook("turn_end", `echo '{"context":"ignored"}'`),
 		"e20-turn":    bashHook("turn_end", `exit 1`),
+		// Cannot say its event: reported for every event, and a block
+		// when failing closed on a blocking one.
+		"z-invalid": "#!/usr/bin/env bash\necho 'no event here'\n",
 	}
 }
 
@@ -304,7 +307,8 @@ func TestServeRunMatchesHookRun(t *testing.T) {
 		{"output rewrite chains", "after_tool_call", map[string]any{"tool_name": "bash", "tool_output": "secret"}, false, []string{`"output":"redacted"`, `"saw redacted"`}},
 		{"follow-ups concatenate", "agent_stop", map[string]any{}, false, []string{`"follow_up_messages":["first","second"]`}},
 		{"message blocked", "user_message_send", map[string]any{"message": "my secret"}, false, []string{`"decision":"block"`, `"reason":"no secrets"`}},
-		{"message allowed", "user_message_send", map[string]any{"message": "hello"}, false, []string{`"decision":"allow"`}},
+		{"message allowed", "user_message_send", map[string]any{"message": "hello"}, false, []string{`"decision":"allow"`, `{"name":"z-invalid","status":"invalid"`}},
+		{"invalid hook fails closed", "user_message_send", map[string]any{"message": "hello"}, true, []string{`"decision":"block"`, `"blocked_by":"z-invalid"`}},
 		{"turn_end ignores results", "turn_end", map[string]any{}, false, []string{`"hooks":[{"name":"e10-turn","status":"ok"`, `{"name":"e20-turn","status":"failed"`}},
 	}
 	for _, tc := range cases {
