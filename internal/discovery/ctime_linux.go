@@ -14,3 +14,11 @@ func changeTime(fi os.FileInfo) int64 {
 	}
 	return 0
 }
+
+// fileID is the file's device and inode number.
+func fileID(fi os.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
+}

@@ -100,20 +100,24 @@ func (s source) describe() string {
 // their folder (plugins.Confine): their symlinks are the repository's
 // choice, and one to ~/.aws/credentials must not be served to the agent.
 // The user's own global standalone folders may link anywhere.
+//
+// Folders are listed through the scope's directory index (dirIndex).
 func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds) ([]source, error) {
 	standaloneKinds := kinds
 	if project {
 		standaloneKinds |= plugins.Confine
 	}
-	standalone, err := plugins.Scan(s.Root, standaloneKinds)
+	ix := loadDirIndex(s, kinds, nil)
+	standalone, err := plugins.ScanWith(s.Root, standaloneKinds, ix)
 	if err != nil {
 		return nil, err
 	}
 	out := []source{{location: s.Location, root: s.Root, contents: standalone, project: project}}
-	ps, err := plugins.ListPluginsOf(s, kinds|plugins.Confine, false)
+	ps, err := plugins.ListPluginsWith(s, kinds|plugins.Confine, false, ix)
 	if err != nil {
 		return nil, err
 	}
+	ix.save()
 	for _, p := range ps {
 		if p.Missing {
 			continue

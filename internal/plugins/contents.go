@@ -102,23 +102,102 @@ const (
 func ScanDir(root string) (Contents, error) { return Scan(root, AllKinds) }
 
 // Scan is ScanDir for the given kinds only; the others stay empty.
-func Scan(root string, k Kinds) (Contents, error) {
+func Scan(root string, k Kinds) (Contents, error) { return ScanWith(root, k, nil) }
+
+// Dirs lists folders for a scan. Discovery passes its directory index,
+// which answers an unchanged folder from a cache with one stat instead of
+// open, getdents and close; nil reads every folder.
+type Dirs interface {
+	// ReadDir is os.ReadDir, except that a path that is not a folder
+	// (a file, a FIFO) fails with ENOTDIR without being opened.
+	ReadDir(dir string) ([]fs.DirEntry, error)
+	// Lstat is os.Lstat.
+	Lstat(path string) (fs.FileInfo, error)
+}
+
+// listing is one folder as a scan sees it through Dirs: its entries by
+// name, or known is false when it could not be listed (the scan then
+// asks the file system itself, as it does without Dirs).
+type listing struct {
+	known   bool
+	entries map[string]fs.FileMode // name -> type bits
+}
+
+func listDir(d Dirs, dir string) listing {
+	if d == nil {
+		return listing{}
+	}
+	entries, err := d.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return listing{known: true}
+		}
+		return listing{}
+	}
+	l := listing{known: true, entries: make(map[string]fs.FileMode, len(entries))}
+	for _, e := range entries {
+		l.entries[e.Name()] = e.Type()
+	}
+	return l
+}
+
+// lacks reports that the folder is known to hold none of names.
+func (l listing) lacks(names ...string) bool {
+	if !l.known {
+		return false
+	}
+	for _, n := range names {
+		if _, ok := l.entries[n]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ScanWith is Scan reading folders through d (nil: directly). The result
+// is the same either way; d only saves system calls.
+func ScanWith(root string, k Kinds, d Dirs) (Contents, error) {
 	c := Contents{Info: map[string]fs.FileInfo{}}
-	m, ok, err := ReadClaudeManifest(root)
-	if ok {
-		c.Manifest, c.ManifestErr = &m, err
-		if err != nil {
-			m = ClaudeManifest{} // a broken manifest: the default folders
+	top := listDir(d, root)
+	var m ClaudeManifest
+	if !top.lacks(".claude-plugin", EntryManifestPath) {
+		var ok bool
+		var err error
+		m, ok, err = ReadClaudeManifest(root)
+		if ok {
+			c.Manifest, c.ManifestErr = &m, err
+			if err != nil {
+				m = ClaudeManifest{} // a broken manifest: the default folders
+			}
+		}
+	}
+	var err error
+	if k&HookKind != 0 && !top.lacks("hooks") {
+		hooksDir := filepath.Join(root, "hooks")
+		var entries []os.DirEntry
+		known := false
+		if d != nil {
+			entries, err = d.ReadDir(hooksDir)
+			known = err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+		}
+		hasJSON := !known || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == HooksJSON })
+		var fi fs.FileInfo
+		if hasJSON {
+			fi, err = os.Stat(filepath.Join(hooksDir, HooksJSON))
+		}
+		if hasJSON && err == nil && !fi.IsDir() {
+			c.ClaudeHooks = true
+			c.HookFiles = append(c.HookFiles, HookFile{Name: HooksJSON, Path: filepath.Join(hooksDir, HooksJSON)})
+		} else {
+			if !known {
+				if entries, err = readDirIfExists(hooksDir); err != nil {
+					return c, err
+				}
+			}
+			c.Hooks, c.Skipped = scanHooks(hooksDir, entries, c.Info)
 		}
 	}
 	if k&HookKind != 0 {
-		hooksDir := filepath.Join(root, "hooks")
-		if fi, err := os.Stat(filepath.Join(hooksDir, HooksJSON)); err == nil && !fi.IsDir() {
-			c.ClaudeHooks = true
-			c.HookFiles = append(c.HookFiles, HookFile{Name: HooksJSON, Path: filepath.Join(hooksDir, HooksJSON)})
-		} else if c.Hooks, c.Skipped, err = scanHooks(hooksDir, c.Info); err != nil {
-			return c, err
-		}
 		for _, p := range m.HookPaths {
 			if p == "hooks/"+HooksJSON && c.ClaudeHooks {
 				continue
@@ -137,31 +216,34 @@ func Scan(root string, k Kinds) (Contents, error) {
 	if k&Confine != 0 {
 		guard = NewRootGuard(root)
 	}
+	sc := scanner{dirs: d, top: top, root: root, info: c.Info, guard: guard}
 	if k&SkillKind != 0 {
 		for _, dir := range orDefault(m.Skills, "skills") {
 			full := filepath.Join(root, filepath.FromSlash(dir))
 			var skills []Item
-			if _, err := os.Lstat(filepath.Join(full, "SKILL.md")); err == nil && len(m.Skills) > 0 {
+			if len(m.Skills) == 0 {
+				skills, err = sc.skills(full)
+			} else if _, lerr := os.Lstat(filepath.Join(full, "SKILL.md")); lerr == nil {
 				// A manifest may name a skill's own folder, as Claude
 				// Code reads it ("skills": ["./review"]): read its
 				// parent, keeping that one skill.
-				skills, err = scanSkills(filepath.Dir(full), c.Info, guard)
+				skills, err = sc.skills(filepath.Dir(full))
 				skills = slices.DeleteFunc(skills, func(it Item) bool { return it.Name != filepath.Base(full) })
-				if err != nil {
-					return c, err
-				}
-			} else if skills, err = scanSkills(full, c.Info, guard); err != nil {
+			} else {
+				skills, err = sc.skills(full)
+			}
+			if err != nil {
 				return c, err
 			}
 			c.Skills = mergeItems(c.Skills, skills, nil)
 		}
 	}
 	if k&RecipeKind != 0 {
-		if c.Recipes, err = scanRecipes(filepath.Join(root, "recipes"), c.Info, guard); err != nil {
+		if c.Recipes, err = sc.recipes(filepath.Join(root, "recipes")); err != nil {
 			return c, err
 		}
 		for _, dir := range orDefault(m.Commands, "commands") {
-			commands, err := scanRecipes(filepath.Join(root, filepath.FromSlash(dir)), c.Info, guard)
+			commands, err := sc.recipes(filepath.Join(root, filepath.FromSlash(dir)))
 			if err != nil {
 				return c, err
 			}
@@ -202,11 +284,45 @@ func mergeItems(items, more []Item, clashes *[]string) []Item {
 	return items
 }
 
-func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped []Skipped, err error) {
-	entries, err := readDirIfExists(dir)
-	if err != nil {
-		return nil, nil, err
+// scanner reads the skill and recipe folders of one scan.
+type scanner struct {
+	dirs  Dirs
+	top   listing // the scanned folder's own entries
+	root  string
+	info  map[string]fs.FileInfo
+	guard *RootGuard
+}
+
+// readDir lists a folder through the index, or directly; a missing one
+// is empty.
+func (sc scanner) readDir(dir string) ([]os.DirEntry, error) {
+	if sc.dirs == nil {
+		return readDirIfExists(dir)
 	}
+	entries, err := sc.dirs.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	}
+	return entries, err
+}
+
+// lstat answers from the scanned folder's listing, for its direct
+// entries, whether p exists; known is false unless p is missing or a
+// plain folder (then no system call is needed to know what it is).
+func (sc scanner) lstat(p string) (exists, known bool) {
+	if sc.top.known && filepath.Dir(p) == sc.root {
+		t, ok := sc.top.entries[filepath.Base(p)]
+		if !ok {
+			return false, true
+		}
+		if t == fs.ModeDir {
+			return true, true
+		}
+	}
+	return false, false
+}
+
+func scanHooks(dir string, entries []os.DirEntry, info map[string]fs.FileInfo) (hooks []Item, skipped []Skipped) {
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -240,7 +356,7 @@ func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped [
 		}
 	}
 	sortItems(hooks)
-	return hooks, skipped, nil
+	return hooks, skipped
 }
 
 // linkedDir reports whether dir is a symlink; with a guard, one that
@@ -249,7 +365,13 @@ func scanHooks(dir string, info map[string]fs.FileInfo) (hooks []Item, skipped [
 //
 // A manifest may name a folder several levels down ("docs/commands"),
 // and any of those levels may be a link: such a path is resolved whole.
-func linkedDir(dir string, guard *RootGuard) (bool, *Item) {
+func (sc scanner) linkedDir(dir string) (bool, *Item) {
+	guard := sc.guard
+	if _, known := sc.lstat(dir); known {
+		// Missing, or a plain folder directly in the root: the listing
+		// says so, and the guard has nothing to check there.
+		return false, nil
+	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return false, nil
@@ -270,12 +392,13 @@ func linkedDir(dir string, guard *RootGuard) (bool, *Item) {
 	return true, nil
 }
 
-func scanSkills(dir string, info map[string]fs.FileInfo, guard *RootGuard) ([]Item, error) {
-	dirLink, escaped := linkedDir(dir, guard)
+func (sc scanner) skills(dir string) ([]Item, error) {
+	info, guard := sc.info, sc.guard
+	dirLink, escaped := sc.linkedDir(dir)
 	if escaped != nil {
 		return []Item{*escaped}, nil
 	}
-	entries, err := readDirIfExists(dir)
+	entries, err := sc.readDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -308,13 +431,18 @@ func scanSkills(dir string, info map[string]fs.FileInfo, guard *RootGuard) ([]It
 	return skills, nil
 }
 
-func scanRecipes(dir string, info map[string]fs.FileInfo, guard *RootGuard) ([]Item, error) {
-	dirLink, escaped := linkedDir(dir, guard)
+func (sc scanner) recipes(dir string) ([]Item, error) {
+	info, guard := sc.info, sc.guard
+	dirLink, escaped := sc.linkedDir(dir)
 	if escaped != nil {
 		return []Item{*escaped}, nil
 	}
 	// A manifest may name one command file instead of a folder.
-	if fi, err := os.Stat(dir); err == nil && fi.Mode().IsRegular() {
+	exists, known := sc.lstat(dir)
+	if known && !exists {
+		return nil, nil
+	}
+	if fi, err := os.Stat(dir); !known && err == nil && fi.Mode().IsRegular() {
 		name := strings.TrimSuffix(filepath.Base(dir), ".md")
 		if !strings.HasSuffix(dir, ".md") || !safeItemName(name) {
 			return nil, nil
@@ -331,31 +459,19 @@ func scanRecipes(dir string, info map[string]fs.FileInfo, guard *RootGuard) ([]I
 			walkRoot = resolved
 		}
 	}
-	err := filepath.WalkDir(walkRoot, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if p == walkRoot && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
-				return filepath.SkipDir
-			}
-			return err
-		}
+	err := sc.walk(walkRoot, func(p string, e fs.DirEntry) {
 		name := e.Name()
-		if p != walkRoot && strings.HasPrefix(name, ".") {
-			if e.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if e.IsDir() || !strings.HasSuffix(name, ".md") || strings.EqualFold(name, "README.md") {
-			return nil
+		if !strings.HasSuffix(name, ".md") || strings.EqualFold(name, "README.md") {
+			return
 		}
 		fi, err := os.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() {
-			return nil
+			return
 		}
 		rel, _ := filepath.Rel(walkRoot, p)
 		name = filepath.ToSlash(strings.TrimSuffix(rel, ".md"))
 		if !safeItemName(name) {
-			return nil
+			return
 		}
 		it := Item{Name: name, Path: filepath.Join(dir, rel), Link: e.Type()&fs.ModeSymlink != 0}
 		if it.Link && guard != nil {
@@ -363,10 +479,60 @@ func scanRecipes(dir string, info map[string]fs.FileInfo, guard *RootGuard) ([]I
 		}
 		recipes = append(recipes, it)
 		info[it.Path] = fi
-		return nil
 	})
 	sortItems(recipes)
 	return recipes, err
+}
+
+// walk visits every file under root that is not a folder, skipping names
+// that start with ".", as filepath.WalkDir would (links are not
+// followed): a missing root is empty, a folder that cannot be read is an
+// error.
+func (sc scanner) walk(root string, visit func(p string, e fs.DirEntry)) error {
+	if sc.dirs == nil {
+		// The root is checked first, so a FIFO is never opened.
+		fi, err := os.Lstat(root)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return nil
+		}
+	}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		var entries []os.DirEntry
+		var err error
+		if sc.dirs != nil {
+			entries, err = sc.dirs.ReadDir(dir)
+			if dir == root && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
+				return nil
+			}
+		} else {
+			entries, err = os.ReadDir(dir)
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				if err := walk(p); err != nil {
+					return err
+				}
+				continue
+			}
+			visit(p, e)
+		}
+		return nil
+	}
+	return walk(root)
 }
 
 func readDirIfExists(dir string) ([]os.DirEntry, error) {

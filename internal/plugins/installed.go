@@ -34,7 +34,7 @@ func ReadPlugin(s Scope, n Name) (Plugin, error) {
 	if err != nil {
 		return Plugin{}, err
 	}
-	p, ok, err := readPlugin(s, n, lock, AllKinds, true)
+	p, ok, err := readPlugin(s, n, lock, AllKinds, true, nil)
 	if err != nil {
 		return Plugin{}, err
 	}
@@ -44,17 +44,21 @@ func ReadPlugin(s Scope, n Name) (Plugin, error) {
 	return p, nil
 }
 
-func readPlugin(s Scope, n Name, lock *Lock, kinds Kinds, manifest bool) (Plugin, bool, error) {
+func readPlugin(s Scope, n Name, lock *Lock, kinds Kinds, manifest bool, dirs Dirs) (Plugin, bool, error) {
 	p := Plugin{Name: n, Scope: s, Dir: s.PluginDir(n)}
 	p.Entry, p.Locked = lock.Plugins[n.String()]
-	if _, err := os.Lstat(p.Dir); errors.Is(err, fs.ErrNotExist) {
+	lstat := os.Lstat
+	if dirs != nil {
+		lstat = dirs.Lstat
+	}
+	if _, err := lstat(p.Dir); errors.Is(err, fs.ErrNotExist) {
 		p.Missing = true
 		return p, p.Locked, nil
 	} else if err != nil {
 		return p, false, err
 	}
 	var err error
-	if p.Contents, err = Scan(p.Dir, kinds); err != nil {
+	if p.Contents, err = ScanWith(p.Dir, kinds, dirs); err != nil {
 		return p, false, fmt.Errorf("read plugin %s: %w", n, err)
 	}
 	if manifest {
@@ -71,11 +75,21 @@ func ListPlugins(s Scope) ([]Plugin, error) { return ListPluginsOf(s, AllKinds, 
 // ListPluginsOf is ListPlugins scanning only the given kinds, and reading
 // plugin.yaml only when manifest is set.
 func ListPluginsOf(s Scope, kinds Kinds, manifest bool) ([]Plugin, error) {
+	return ListPluginsWith(s, kinds, manifest, nil)
+}
+
+// ListPluginsWith is ListPluginsOf reading folders through dirs (see
+// ScanWith).
+func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, error) {
 	lock, err := ReadLock(s.LockPath())
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(s.PluginsDir())
+	readDir := os.ReadDir
+	if dirs != nil {
+		readDir = dirs.ReadDir
+	}
+	entries, err := readDir(s.PluginsDir())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -86,7 +100,7 @@ func ListPluginsOf(s Scope, kinds Kinds, manifest bool) ([]Plugin, error) {
 			return nil
 		}
 		seen[n.String()] = true
-		p, ok, err := readPlugin(s, n, lock, kinds, manifest)
+		p, ok, err := readPlugin(s, n, lock, kinds, manifest, dirs)
 		if err != nil {
 			return err
 		}
