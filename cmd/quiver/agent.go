@@ -626,8 +626,8 @@ var resyncing = []string{"plugin add", "plugin remove", "plugin update", "plugin
 // failure there is a warning, since the command itself succeeded.
 func (a *App) resyncAfter(root *cobra.Command) {
 	for _, path := range resyncing {
-		cmd, _, err := root.Find(strings.Fields(path))
-		if err != nil || cmd == root {
+		cmd := lookup(root, strings.Fields(path)...)
+		if cmd == nil {
 			continue
 		}
 		cmd.PostRunE = func(cmd *cobra.Command, args []string) error {

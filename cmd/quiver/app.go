@@ -85,7 +85,7 @@ var errReported = errors.New("errors reported")
 // run executes the command line and maps the outcome to an exit code. This
 // is the one place that prints an error.
 func (a *App) run(ctx context.Context, args []string) int {
-	root := a.newRootCmd()
+	root := a.newRootCmd(args...)
 	root.SetArgs(args)
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
@@ -150,7 +150,12 @@ func (a *App) warnf(format string, args ...any) {
 	fmt.Fprintln(a.Stderr, msg)
 }
 
-func (a *App) newRootCmd() *cobra.Command {
+// newRootCmd builds the command tree. Given the command line, it builds
+// only the top-level command the line names: every process pays for the
+// tree it builds, and all of it (about 60 commands and their flags) is a
+// measurable part of a one-shot hook run. Help, completion, no command and
+// an unknown one get the whole tree, as does a call without arguments.
+func (a *App) newRootCmd(args ...string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "quiver",
 		Short: "Package manager for AI-agent plugins: hooks, skills and recipes",
@@ -175,11 +180,59 @@ event.`,
 	pf.StringVar(&a.projectFlag, "project", "", "use `DIR` as the project directory")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only data and errors")
 	pf.BoolVar(&a.noColor, "no-color", false, "never color the output")
-	root.AddCommand(a.newPluginCmd(), a.newHookCmd(), a.newDocCmd(skillKind), a.newDocCmd(recipeKind),
-		a.newMarketplaceCmd(), a.newSearchCmd(), a.newAgentCmd(), a.newTrustCmd(), a.newDoctorCmd(), a.newVersionCmd())
+	top := []struct {
+		name  string
+		build func() *cobra.Command
+	}{
+		{"plugin", a.newPluginCmd},
+		{"hook", a.newHookCmd},
+		{string(skillKind.kind), func() *cobra.Command { return a.newDocCmd(skillKind) }},
+		{string(recipeKind.kind), func() *cobra.Command { return a.newDocCmd(recipeKind) }},
+		{"marketplace", a.newMarketplaceCmd},
+		{"search", a.newSearchCmd},
+		{"agent", a.newAgentCmd},
+		{"trust", a.newTrustCmd},
+		{"doctor", a.newDoctorCmd},
+		{"version", a.newVersionCmd},
+	}
+	// Cobra itself finds the command among stand-ins, so flags before it
+	// (--project DIR) are read exactly as the real run reads them.
+	stands := make([]*cobra.Command, len(top))
+	for i, t := range top {
+		stands[i] = &cobra.Command{Use: t.name}
+	}
+	root.AddCommand(stands...)
+	named, _, err := root.Find(args)
+	root.RemoveCommand(stands...)
+	for i, t := range top {
+		if err != nil || named == root || named == stands[i] {
+			root.AddCommand(t.build())
+		}
+	}
 	a.wireCompletions(root)
 	a.resyncAfter(root)
 	return root
+}
+
+// lookup returns the command at path below root, or nil when this run's
+// tree does not hold it. Unlike root.Find it reads no flags and, for a
+// path that is not there, computes no suggestions.
+func lookup(root *cobra.Command, path ...string) *cobra.Command {
+	c := root
+	for _, name := range path {
+		var next *cobra.Command
+		for _, sub := range c.Commands() {
+			if sub.Name() == name {
+				next = sub
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		c = next
+	}
+	return c
 }
 
 // layout resolves the scopes for this invocation (SPEC §1).

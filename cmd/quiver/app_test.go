@@ -179,3 +179,37 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+// A run builds only the top-level command its arguments name, and it must
+// be the command the whole tree holds under that name; anything else gets
+// the whole tree.
+func TestRootBuildsTheNamedCommand(t *testing.T) {
+	app, _, _ := newTestApp(t)
+	all := app.newRootCmd().Commands()
+	for _, c := range all {
+		for _, args := range [][]string{{c.Name()}, {"--project", "hook", c.Name(), "x", "--json"}, {"-q", c.Name(), "--help"}} {
+			got := app.newRootCmd(args...).Commands()
+			if len(got) != 1 || got[0].Name() != c.Name() || got[0].Short != c.Short {
+				t.Errorf("newRootCmd(%q) built %d commands, want only %s", args, len(got), c.Name())
+			}
+		}
+	}
+	for _, args := range [][]string{nil, {"help", "hook"}, {"nosuch"}, {"__complete", "hook", ""}, {"--bogus", "hook"}} {
+		if got := app.newRootCmd(args...).Commands(); len(got) != len(all) {
+			t.Errorf("newRootCmd(%q) built %d commands, want all %d", args, len(got), len(all))
+		}
+	}
+}
+
+// BenchmarkRootCmd is what building the command tree costs every process:
+// the whole tree, and the part hook run needs.
+func BenchmarkRootCmd(b *testing.B) {
+	for _, args := range [][]string{nil, {"hook", "run", "before_tool_call"}} {
+		b.Run(strings.Join(append([]string{"tree"}, args...), " "), func(b *testing.B) {
+			app := newApp()
+			for b.Loop() {
+				app.newRootCmd(args...)
+			}
+		})
+	}
+}

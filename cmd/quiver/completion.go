@@ -159,14 +159,14 @@ func (a *App) wireCompletions(root *cobra.Command) {
 		{"plugin", "show"}, {"plugin", "remove"}, {"plugin", "update"},
 		{"plugin", "enable"}, {"plugin", "disable"},
 	} {
-		if c, _, err := root.Find(path); err == nil {
+		if c := lookup(root, path...); c != nil {
 			c.ValidArgsFunction = a.completePluginNames
 		}
 	}
-	if c, _, err := root.Find([]string{"marketplace", "update"}); err == nil {
+	if c := lookup(root, "marketplace", "update"); c != nil {
 		c.ValidArgsFunction = a.completeMarketplaceNames
 	}
-	if c, _, err := root.Find([]string{"marketplace", "remove"}); err == nil {
+	if c := lookup(root, "marketplace", "remove"); c != nil {
 		c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -174,17 +174,17 @@ func (a *App) wireCompletions(root *cobra.Command) {
 			return a.completeMarketplaceNames(cmd, args, toComplete)
 		}
 	}
-	if c, _, err := root.Find([]string{"plugin", "add"}); err == nil {
+	if c := lookup(root, "plugin", "add"); c != nil {
 		c.ValidArgsFunction = a.completeMarketplacePlugins
 	}
-	if c, _, err := root.Find([]string{"search"}); err == nil {
+	if c := lookup(root, "search"); c != nil {
 		c.RegisterFlagCompletionFunc("marketplace", a.completeMarketplaceNames)
 		c.ValidArgsFunction = cobra.NoFileCompletions
 	}
-	if c, _, err := root.Find([]string{"hook", "run"}); err == nil {
+	if c := lookup(root, "hook", "run"); c != nil {
 		c.ValidArgsFunction = completeEvents
 	}
-	if c, _, err := root.Find([]string{"hook", "test"}); err == nil {
+	if c := lookup(root, "hook", "test"); c != nil {
 		c.ValidArgsFunction = a.completeHookNames
 		c.RegisterFlagCompletionFunc("event", completeEvents)
 	}
