@@ -437,7 +437,8 @@ case "$1" in
     while IFS= read -r line; do
       id=${line#*\"id\":}; id=${id%%,*}
       answer "$line" "$id"
-    done ;;
+    done
+    echo $$ >> ` + pids + `.bye ;;
 esac
 `
 }
@@ -542,7 +543,7 @@ func TestServeShutdown(t *testing.T) {
 				"sleepy": bashHook("after_tool_call", "echo $$ >> "+pids+"; sleep 30 & echo $! >> "+pids+"; wait"),
 			})
 			c := startServe(t, h)
-			c.run("before_tool_call", map[string]any{"tool_input": map[string]any{"command": "ls"}})
+			res := c.run("before_tool_call", map[string]any{"tool_input": map[string]any{"command": "ls"}})
 			switch how {
 			case "eof":
 				c.end()
@@ -552,6 +553,10 @@ func TestServeShutdown(t *testing.T) {
 					t.Errorf("shutdown answered %s", r.raw)
 				}
 				c.wait()
+				// Ended gently: the hook saw its input end and said bye.
+				if bye, _ := os.ReadFile(pids + ".bye"); !strings.Contains(fmt.Sprint(res["context"]), "pid "+strings.TrimSpace(string(bye))) {
+					t.Errorf("the persistent hook did not end by itself: bye %q, context %v", bye, res["context"])
+				}
 			case "sigterm":
 				c.request(7, "run", map[string]any{"event": "after_tool_call", "payload": map[string]any{}})
 				waitForLines(t, pids, 3) // the persistent hook, the sleepy hook and its child

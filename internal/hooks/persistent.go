@@ -116,7 +116,7 @@ func (p *Pool) exchange(ctx context.Context, h discovery.Hook, env []string, dir
 		return proc.Result{ExitCode: -1, StartErr: err, Duration: time.Since(start)}, nil
 	}
 	if w.proc != nil && (w.proc.exited() || w.proc.file != id) {
-		w.stop() // crashed while idle, or edited: a fresh process reads the new file
+		w.stopGently() // crashed while idle, or edited: a fresh process reads the new file
 	}
 	if w.proc == nil {
 		hp, err := startHook(h.Path, dir, env)
@@ -185,10 +185,33 @@ func (hp *hookProcess) kill() {
 	hp.stdout.Close()
 }
 
+// closeInput tells a hook there are no more events: its read loop ends
+// and it may save its state and exit by itself.
+func (hp *hookProcess) closeInput() { hp.stdin.Close() }
+
+// gracePeriod is how long a persistent hook has to exit by itself after
+// its input is closed, before its process group is killed.
+const gracePeriod = 500 * time.Millisecond
+
+// stop kills a hook that misbehaved (timed out, crashed, garbled).
 func (w *worker) stop() {
 	if w.proc != nil {
 		w.proc.kill()
 		w.proc = nil
+	}
+}
+
+// stopGently ends a hook that did nothing wrong (its file changed, it is
+// no longer active, the server is ending): EOF first, the kill after the
+// grace period. What it left running in its group is killed either way.
+func (w *worker) stopGently() {
+	if w.proc != nil {
+		w.proc.closeInput()
+		select {
+		case <-w.proc.done:
+		case <-time.After(gracePeriod):
+		}
+		w.stop()
 	}
 }
 
@@ -214,6 +237,7 @@ func (hp *hookProcess) ask(ctx context.Context, payload []byte, timeout time.Dur
 	})
 	defer stopWatch()
 
+	mark := hp.stderr.mark()
 	msg := make([]byte, 0, len(payload)+32)
 	msg = append(msg, `{"id":`...)
 	msg = strconv.AppendInt(msg, id, 10)
@@ -228,7 +252,7 @@ func (hp *hookProcess) ask(ctx context.Context, payload []byte, timeout time.Dur
 			return hp.decode(id, line)
 		}
 	}
-	r := proc.Result{ExitCode: -1, Stderr: hp.stderr.bytes()}
+	r := proc.Result{ExitCode: -1, Stderr: hp.stderr.since(mark)}
 	switch {
 	case ctx.Err() != nil:
 		return r, fmt.Errorf("interrupted: %v", context.Cause(ctx))
@@ -244,7 +268,7 @@ func (hp *hookProcess) ask(ctx context.Context, payload []byte, timeout time.Dur
 	case <-hp.done:
 	case <-time.After(250 * time.Millisecond):
 	}
-	r.Stderr = hp.stderr.bytes() // complete once it has been waited for
+	r.Stderr = hp.stderr.since(mark) // complete once it has been waited for
 	msgErr := "`serve` exited before answering"
 	if st := hp.cmd.ProcessState; st != nil {
 		msgErr = fmt.Sprintf("`serve` exited (%s) before answering", st)
@@ -329,11 +353,7 @@ func (p *Pool) Retain(keep []discovery.Hook) {
 		}
 	}
 	p.mu.Unlock()
-	for _, w := range gone {
-		w.turn <- struct{}{} // wait for its request, if any
-		w.stop()
-		<-w.turn
-	}
+	stopAll(gone)
 }
 
 // Running reports how many persistent hook processes are alive.
@@ -364,24 +384,42 @@ func (p *Pool) Close() {
 	ws := p.workers
 	p.workers = map[string]*worker{}
 	p.mu.Unlock()
+	all := make([]*worker, 0, len(ws))
 	for _, w := range ws {
-		w.turn <- struct{}{}
-		w.stop()
-		<-w.turn
+		all = append(all, w)
 	}
+	stopAll(all)
+}
+
+// stopAll stops workers gently, side by side so that the grace periods
+// overlap, each once its request in flight (if any) is over.
+func stopAll(ws []*worker) {
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.turn <- struct{}{}
+			w.stopGently()
+			<-w.turn
+		}()
+	}
+	wg.Wait()
 }
 
 // tail keeps the last max bytes written to it: a persistent hook's
 // stderr, quoted when it fails.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
+	mu      sync.Mutex
+	buf     []byte
+	max     int
+	written int64
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.written += int64(len(p))
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.max; over > t.max {
 		t.buf = append(t.buf[:0], t.buf[over:]...) // compact now and then, not per write
@@ -389,8 +427,18 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tail) bytes() []byte {
+// mark is a position in the stream, for since.
+func (t *tail) mark() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return bytes.Clone(t.buf[max(0, len(t.buf)-t.max):])
+	return t.written
+}
+
+// since returns what was written after mark (its last max bytes): the
+// stderr of one request, not of every event before it.
+func (t *tail) since(mark int64) []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := int(min(t.written-mark, int64(t.max), int64(len(t.buf))))
+	return bytes.Clone(t.buf[len(t.buf)-n:])
 }
