@@ -204,11 +204,15 @@ event.`,
 	root.AddCommand(stands...)
 	named, _, err := root.Find(args)
 	root.RemoveCommand(stands...)
+	partial := err == nil && named != root
 	for i, t := range top {
-		if err != nil || named == root || named == stands[i] {
+		if !partial || named == stands[i] {
 			root.AddCommand(t.build())
 		}
 	}
+	// Cobra's completion command is one more tree, which a run that named
+	// another command never reaches.
+	root.CompletionOptions.DisableDefaultCmd = partial
 	a.wireCompletions(root)
 	a.resyncAfter(root)
 	return root
