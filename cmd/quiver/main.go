@@ -18,15 +18,18 @@ func quiverMain() int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	app := newApp()
-	stop := handleSignals(cancel, func(ie interruptedError) {
-		// The command did not wind down in time: end it here, as the
-		// shell would, saying why.
-		app.printError(ie)
-		if app.lastWords != nil {
-			os.Exit(app.lastWords(ie))
-		}
-		os.Exit(ie.exitCode())
-	})
-	defer stop()
+	stop := func() {}
+	defer func() { stop() }()
+	app.handleSignals = func() {
+		stop = handleSignals(cancel, func(ie interruptedError) {
+			// The command did not wind down in time: end it here, as
+			// the shell would, saying why.
+			app.printError(ie)
+			if app.lastWords != nil {
+				os.Exit(app.lastWords(ie))
+			}
+			os.Exit(ie.exitCode())
+		})
+	}
 	return app.run(ctx, os.Args[1:])
 }

@@ -13,10 +13,11 @@ var version = "dev"
 
 func (a *App) newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the quiver version",
-		Args:    noArgs,
-		Example: "  quiver version",
+		Use:         "version",
+		Short:       "Print the quiver version",
+		Args:        noArgs,
+		Example:     "  quiver version",
+		Annotations: map[string]string{quick: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rev := ""
 			if bi, ok := debug.ReadBuildInfo(); ok {
