@@ -123,3 +123,53 @@ func BenchmarkResolve(b *testing.B) {
 		resolveHooks(hooks)
 	}
 }
+
+// BenchmarkSessionHooks is a hook serve request's share of discovery when
+// nothing changed: the session answers from memory after one read of its
+// inotify queue.
+func BenchmarkSessionHooks(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("plugins=%d/unchanged", n), func(b *testing.B) {
+			s := NewSession(Options{Layout: benchLayout(b, n), Env: os.Environ()})
+			defer s.Close()
+			for range 3 { // ask, then settle the watches
+				if _, err := s.Hooks(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			runs := s.runs
+			b.ResetTimer()
+			for b.Loop() {
+				hs, err := s.Hooks(b.Context())
+				if err != nil || len(hs.Hooks) != 5*n {
+					b.Fatal(err, len(hs.Hooks))
+				}
+			}
+			if s.runs != runs {
+				b.Fatalf("%d full discoveries while nothing changed", s.runs-runs)
+			}
+		})
+		// turn_end: no hook of the layout handles it, as in quiverbench's
+		// serve measurement.
+		b.Run(fmt.Sprintf("plugins=%d/unchanged/ForEvent-no-match", n), func(b *testing.B) {
+			s := NewSession(Options{Layout: benchLayout(b, n), Env: os.Environ()})
+			defer s.Close()
+			for range 3 {
+				if _, err := s.ForEvent(b.Context(), TurnEnd); err != nil {
+					b.Fatal(err)
+				}
+			}
+			runs := s.runs
+			b.ResetTimer()
+			for b.Loop() {
+				e, err := s.ForEvent(b.Context(), TurnEnd)
+				if err != nil || len(e.Hooks) != 0 {
+					b.Fatal(err, len(e.Hooks))
+				}
+			}
+			if s.runs != runs {
+				b.Fatalf("%d full discoveries while nothing changed", s.runs-runs)
+			}
+		})
+	}
+}

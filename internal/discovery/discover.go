@@ -254,10 +254,33 @@ func (hs *HookSet) UntrustedCount() int {
 // only new or changed hooks are asked, concurrently. Untrusted project
 // hooks and disabled ones are never executed.
 func Hooks(ctx context.Context, o Options) (*HookSet, error) {
+	hs, _, err := discoverHooks(ctx, o)
+	return hs, err
+}
+
+// inputs is what a hook discovery read, for a Session to watch.
+type inputs struct {
+	srcs []source
+	// retryAt is when the earliest cached failure of a `hook` question
+	// must be asked again (zero: none).
+	retryAt time.Time
+	// partial: the result cannot be reused (the question was
+	// interrupted, or the project scope could not be read).
+	partial bool
+}
+
+func (in *inputs) retry(at time.Time) {
+	if in.retryAt.IsZero() || at.Before(in.retryAt) {
+		in.retryAt = at
+	}
+}
+
+func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 	srcs, trust, broken, err := hookSources(o.Layout, o.TrustAll, o.KeepGoing)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	in := &inputs{srcs: srcs, partial: broken != nil}
 	trusted := trust.Trusted()
 	escapes := map[string]string{}
 	// A source with a file that escapes its folder has every hook invalid:
@@ -326,6 +349,9 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 					h.Status, h.Reason = Invalid, err.Error()
 				} else if e, ok := c.lookup(h.Path, fi); ok && !e.retry(now()) {
 					applyType(&h, e)
+					if e.Error != "" {
+						in.retry(e.retryAt())
+					}
 				} else {
 					asks = append(asks, pending{len(hs.Hooks), fi, c})
 				}
@@ -357,8 +383,18 @@ func Hooks(ctx context.Context, o Options) (*HookSet, error) {
 	}
 	askTypes(ctx, queries, o.Layout.ProjectDir, o.Env, timeout, now)
 	types.save()
+	for _, q := range queries {
+		if e, ok := q.cache.files[q.hook.Path]; !ok {
+			in.partial = true // not asked: interrupted
+		} else if e.value.Error != "" {
+			in.retry(e.value.retryAt())
+		}
+	}
+	if ctx.Err() != nil {
+		in.partial = true
+	}
 	resolveHooks(hs.Hooks)
-	return hs, nil
+	return hs, in, nil
 }
 
 // ProjectScopeHook is the name of the stand-in hook that reports a project

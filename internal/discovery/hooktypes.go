@@ -65,6 +65,11 @@ func (h hookType) retry(now time.Time) bool {
 	return h.Error != "" && now.Unix()-h.Asked >= int64(RetryFailedAfter/time.Second)
 }
 
+// retryAt is when a cached failure is asked again.
+func (h hookType) retryAt() time.Time {
+	return time.Unix(h.Asked+int64(RetryFailedAfter/time.Second), 0)
+}
+
 // typeQuery is one hook whose event must be learned.
 type typeQuery struct {
 	hook  *Hook

@@ -75,6 +75,10 @@ type Trust struct {
 
 	// parts are the lines Fingerprint was computed from, for RenewTrust.
 	parts []trustPart
+	// walked are the folders the listing of Files read (resolved), which
+	// a Session watches: a file added to any of them changes the
+	// fingerprint.
+	walked []string
 }
 
 // Trusted reports whether the project's hooks may be queried and run: the
@@ -131,7 +135,7 @@ func readTrustStore(path string) (*trustStore, error) {
 // the other files of the sources with hooks (see Trust.Files); it marks
 // the ones that resolve outside their plugin (or, for standalone hooks,
 // the scope's .quiver folder).
-func projectHooks(srcs []source) (hooks, files []ProjectHook) {
+func projectHooks(srcs []source) (hooks, files []ProjectHook, walked []string) {
 	var out []ProjectHook
 	localRoot := "" // the scope's .quiver, once a project source has hooks
 	for _, s := range srcs {
@@ -166,7 +170,7 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 			out = append(out, ProjectHook{Name: ItemName(s.plugin, hf.Name), Path: hf.Path, Escape: c.check(plugins.Item{Path: hf.Path, Link: true}), Disabled: s.disabled})
 		}
 		if len(s.contents.Hooks)+len(s.contents.Skipped)+len(s.contents.HookFiles) > 0 {
-			files = append(files, sourceFiles(s, c)...)
+			files = append(files, sourceFiles(s, c, &walked)...)
 			if localRoot == "" {
 				localRoot = s.root
 				if !s.plugin.IsZero() {
@@ -187,7 +191,7 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 			}
 		}
 		if len(nm) > 0 {
-			files = append(files, walkFiles(source{root: localRoot, project: true}, newConfiner(localRoot), nm)...)
+			files = append(files, walkFiles(source{root: localRoot, project: true}, newConfiner(localRoot), nm, &walked)...)
 		}
 	}
 	isHook := make(map[string]bool, len(out))
@@ -197,7 +201,7 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 	files = slices.DeleteFunc(files, func(f ProjectHook) bool { return isHook[f.Path] })
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return out, files
+	return out, files, walked
 }
 
 // sourceFiles lists every file of a source with hooks: the whole plugin,
@@ -207,7 +211,7 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook) {
 // library, a lib/ the hook sources), so the fingerprint covers them all
 // (SPEC §9); .git is git's, not the plugin's. A symlink is resolved by the
 // confiner like a hook.
-func sourceFiles(s source, c *confiner) []ProjectHook {
+func sourceFiles(s source, c *confiner, walked *[]string) []ProjectHook {
 	dirs := []string{s.root}
 	if s.plugin.IsZero() {
 		dirs = []string{filepath.Join(s.root, "hooks")}
@@ -217,12 +221,13 @@ func sourceFiles(s source, c *confiner) []ProjectHook {
 			}
 		}
 	}
-	return walkFiles(s, c, dirs)
+	return walkFiles(s, c, dirs, walked)
 }
 
 // walkFiles lists every file under dirs for the fingerprint (see
-// sourceFiles), resolving links with the confiner.
-func walkFiles(s source, c *confiner, dirs []string) []ProjectHook {
+// sourceFiles), resolving links with the confiner; it adds the folders it
+// read to walked.
+func walkFiles(s source, c *confiner, dirs []string, walked *[]string) []ProjectHook {
 	var out []ProjectHook
 	seen := map[string]bool{} // resolved folders walked, so link cycles end
 	var walk func(real, logical string)
@@ -244,6 +249,7 @@ func walkFiles(s source, c *confiner, dirs []string) []ProjectHook {
 				if e.Name() == ".git" && filepath.Dir(lp) == s.root {
 					return filepath.SkipDir
 				}
+				*walked = append(*walked, p)
 				return nil
 			}
 			link := e.Type()&fs.ModeSymlink != 0
@@ -530,7 +536,7 @@ func fingerprintLine(ph ProjectHook) (string, error) {
 // only read if withRecord asks for it: hook runs skip the read.
 func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, error) {
 	t := Trust{Project: l.ProjectDir, All: all}
-	t.Hooks, t.Files = projectHooks(srcs)
+	t.Hooks, t.Files, t.walked = projectHooks(srcs)
 	local := map[string]bool{}
 	for _, s := range srcs {
 		if s.shadowedBy != "" {
