@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/signal"
 	"strconv"
 	"sync"
@@ -109,7 +110,15 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	defer s.pool.Close()
 	// A client that goes away makes writing a response fail with EPIPE
 	// rather than kill quiver by SIGPIPE before it stops its hooks.
-	signal.Ignore(syscall.SIGPIPE)
+	// Notify, not Ignore: an ignored signal stays ignored in every hook
+	// started, and `yes | head -1` in a hook would then never end.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// When a signal ends the server by force (a request stuck writing to
+	// a client that stopped reading), its hooks go first.
+	a.lastWords = func(ie interruptedError) int {
+		s.pool.Kill()
+		return ie.exitCode()
+	}
 	s.rpc = &rpc.Server{Handler: s.handle, MaxLine: maxServeLine, MaxInFlight: maxServeInFlight}
 	err = s.rpc.Serve(cmd.Context(), a.Stdin, a.Stdout)
 	if err != nil {

@@ -679,3 +679,61 @@ func TestServeStdoutOnlyProtocol(t *testing.T) {
 		t.Errorf("the untrusted warning appeared %d times, want once:\n%s", n, c.stderr.String())
 	}
 }
+
+// TestServeAttackFixes holds what an attack review of serve found:
+// a persistent project hook swapped while an event waits for its turn
+// never runs for that event; waiting for the turn counts against the
+// timeout; hooks get SIGPIPE's default action, as under hook run.
+func TestServeAttackFixes(t *testing.T) {
+	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
+	marker := filepath.Join(t.TempDir(), "v2-ran")
+	hooksDir := filepath.Join(h.project, ".quiver", "hooks")
+	slowV1 := `#!/usr/bin/env bash
+case "$1" in
+  hook) echo "before_tool_call persistent" ;;
+  run) cat >/dev/null ;;
+  serve) while IFS= read -r line; do
+      id=${line#*\"id\":}; id=${id%%,*}
+      case "$line" in *slow*) sleep 1 ;; *hang*) sleep 30 ;; esac
+      printf '{"id":%s,"result":{"context":"v1"}}\n' "$id"
+    done ;;
+esac
+`
+	writeHooks(t, hooksDir, map[string]string{
+		"guard": slowV1,
+		"pipe":  bashHook("after_tool_call", `yes | head -n1 >/dev/null; echo '{"context":"pipe ended"}'`),
+	})
+	h.must("trust")
+	c := startServe(t, h)
+	c.request(1, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{"tool_name": "slow"}})
+	c.request(2, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{"tool_name": "quick"}})
+	time.Sleep(300 * time.Millisecond) // usually: 1 runs, 2 waits (either order is checked below)
+	v2 := strings.Replace(slowV1, `"context":"v1"`, `"context":"v2"`, 1)
+	v2 = strings.Replace(v2, "serve) while", "serve) touch "+marker+"; while", 1)
+	tmp := filepath.Join(hooksDir, ".guard.new")
+	os.WriteFile(tmp, []byte(v2), 0o755)
+	os.Rename(tmp, filepath.Join(hooksDir, "guard")) // the repository pulled
+	for _, id := range []int{1, 2} {
+		if r := c.await(id); strings.Contains(r.raw, "v2") {
+			t.Errorf("request %d ran the swapped, untrusted file: %s", id, r.raw)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the swapped file was started")
+	}
+	h.must("trust")
+	// Three events queue behind a hang with a 1 s timeout: each ends as
+	// a timeout, waiting or running.
+	for id := 10; id < 13; id++ {
+		c.request(id, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{"tool_name": "hang"}, "timeout": 1})
+	}
+	for id := 10; id < 13; id++ {
+		if r := c.await(id); !strings.Contains(string(r.Result), `"status":"timeout"`) {
+			t.Errorf("request %d: %s", id, r.raw)
+		}
+	}
+	if res := c.run("after_tool_call", map[string]any{}); !strings.Contains(fmt.Sprint(res["context"]), "pipe ended") {
+		t.Errorf("a pipeline ending early under serve: %v", res)
+	}
+	c.end()
+}

@@ -162,6 +162,10 @@ func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Durat
 		o.Status, o.Error = Failed, fmt.Sprintf("cannot run it: %v", unwrap(r.StartErr))
 	case r.TimedOut:
 		o.Status, o.Error = TimedOut, withStderr(fmt.Sprintf("timed out after %s", timeout))
+	case r.OutputIncomplete:
+		// Never read a cut answer as "no action": a guard's block might
+		// be in the part that was not read.
+		o.Status, o.Error = Failed, "its output did not end when it exited: a process it started outside its group still holds stdout or stderr"
 	case r.StdoutOverflow:
 		o.Status, o.Error = Failed, fmt.Sprintf("stdout exceeded %d bytes", MaxStdout)
 	case r.ExitCode == 2 && h.Handler != nil:

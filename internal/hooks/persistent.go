@@ -30,12 +30,16 @@ import (
 // other, requests to different hooks do not.
 type Pool struct {
 	mu      sync.Mutex
-	workers map[string]*worker
+	workers map[string]*worker // by hook path
 	closed  bool
+	// live holds every started process not yet reaped, for Kill.
+	live map[*hookProcess]bool
 }
 
 // NewPool returns an empty pool; Close stops what it started.
-func NewPool() *Pool { return &Pool{workers: map[string]*worker{}} }
+func NewPool() *Pool {
+	return &Pool{workers: map[string]*worker{}, live: map[*hookProcess]bool{}}
+}
 
 // worker is one persistent hook: its process, when running, and the
 // token that lets one request at a time talk to it.
@@ -44,6 +48,7 @@ type worker struct {
 	path string
 	// The fields below belong to the request holding turn.
 	proc *hookProcess
+	env  string // the environment proc was started with
 }
 
 // hookProcess is one running `<hook> serve`.
@@ -89,42 +94,62 @@ var errClosed = errors.New("hook serve is shutting down")
 // hook's failure, and the process is stopped so the next event starts a
 // fresh one.
 func (p *Pool) exchange(ctx context.Context, h discovery.Hook, env []string, dir string, payload []byte, timeout time.Duration) (proc.Result, error) {
-	key := h.Path + "\x00" + strings.Join(env, "\x00")
+	arrived := time.Now()
+	// The file as discovery (and trust) saw it an instant ago; the event
+	// goes to that file or to none, however long it waits for its turn.
+	seen, err := identify(h.Path)
+	if err != nil {
+		return proc.Result{ExitCode: -1, StartErr: err}, nil
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return proc.Result{ExitCode: -1}, errClosed
 	}
-	w := p.workers[key]
+	w := p.workers[h.Path]
 	if w == nil {
 		w = &worker{turn: make(chan struct{}, 1), path: h.Path}
-		p.workers[key] = w
+		p.workers[h.Path] = w
 	}
 	p.mu.Unlock()
 
+	// Waiting for the turn counts against the timeout, as if the hook
+	// itself were slow: a queue behind a hung hook ends like the hang.
+	wait := time.NewTimer(timeout)
 	select {
 	case w.turn <- struct{}{}:
+		wait.Stop()
+	case <-wait.C:
+		return proc.Result{ExitCode: -1, TimedOut: true, Duration: time.Since(arrived)}, nil
 	case <-ctx.Done():
+		wait.Stop()
 		return proc.Result{ExitCode: -1}, context.Cause(ctx)
 	}
 	defer func() { <-w.turn }()
 	start := time.Now() // the hook's own time, not the wait for its turn
+	timeout -= start.Sub(arrived)
 
 	id, err := identify(h.Path)
-	if err != nil {
-		w.stop()
+	switch {
+	case err != nil:
+		w.stopGently()
 		return proc.Result{ExitCode: -1, StartErr: err, Duration: time.Since(start)}, nil
+	case id != seen:
+		w.stopGently()
+		return proc.Result{ExitCode: -1, Duration: time.Since(start)},
+			errors.New("its file changed while the event waited for its turn; not run (it may no longer be trusted)")
 	}
-	if w.proc != nil && (w.proc.exited() || w.proc.file != id) {
-		w.stopGently() // crashed while idle, or edited: a fresh process reads the new file
+	envKey := strings.Join(env, "\x00")
+	if w.proc != nil && (w.proc.exited() || w.proc.file != id || w.env != envKey) {
+		w.stopGently() // crashed while idle, edited, or another event: a fresh process
 	}
 	if w.proc == nil {
-		hp, err := startHook(h.Path, dir, env)
+		hp, err := p.start(h.Path, dir, env)
 		if err != nil {
 			return proc.Result{ExitCode: -1, StartErr: err, Duration: time.Since(start)}, nil
 		}
 		hp.file = id
-		w.proc = hp
+		w.proc, w.env = hp, envKey
 	}
 	r, err := w.proc.ask(ctx, payload, timeout)
 	r.Duration = time.Since(start)
@@ -134,8 +159,8 @@ func (p *Pool) exchange(ctx context.Context, h discovery.Hook, env []string, dir
 	return r, err
 }
 
-// startHook starts `<path> serve` in its own process group.
-func startHook(path, dir string, env []string) (*hookProcess, error) {
+// start starts `<path> serve` in its own process group.
+func (p *Pool) start(path, dir string, env []string) (*hookProcess, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -161,8 +186,18 @@ func startHook(path, dir string, env []string) (*hookProcess, error) {
 		outR.Close()
 		return nil, err
 	}
+	p.mu.Lock()
+	p.live[hp] = true
+	p.mu.Unlock()
 	go func() {
 		cmd.Wait()
+		// Its group goes with it, while the pid is known to be fresh;
+		// after done is closed, nothing signals the pid again, since it
+		// may belong to another process by then.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		p.mu.Lock()
+		delete(p.live, hp)
+		p.mu.Unlock()
 		close(hp.done)
 	}()
 	return hp, nil
@@ -179,7 +214,9 @@ func (hp *hookProcess) exited() bool {
 
 // kill ends the process group and waits for the process.
 func (hp *hookProcess) kill() {
-	syscall.Kill(-hp.cmd.Process.Pid, syscall.SIGKILL)
+	if !hp.exited() {
+		syscall.Kill(-hp.cmd.Process.Pid, syscall.SIGKILL)
+	}
 	hp.stdin.Close()
 	<-hp.done
 	hp.stdout.Close()
@@ -373,6 +410,17 @@ func (p *Pool) Running() int {
 		}
 	}
 	return n
+}
+
+// Kill kills every hook process at once, without waiting for requests:
+// the last thing a server does when a signal ends it by force.
+func (p *Pool) Kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for hp := range p.live {
+		syscall.Kill(-hp.cmd.Process.Pid, syscall.SIGKILL)
+	}
 }
 
 // Close stops every process and refuses later requests. Requests in

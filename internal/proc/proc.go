@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -90,6 +91,10 @@ type Result struct {
 	TimedOut bool
 	// StdoutOverflow reports output beyond MaxStdout.
 	StdoutOverflow bool
+	// OutputIncomplete: the pipes were still held open WaitDelay after
+	// the process exited (by a process outside its group), so what was
+	// read may not be all it wrote.
+	OutputIncomplete bool
 	// StartErr is set when the process could not be started at all.
 	StartErr error
 	Duration time.Duration
@@ -122,18 +127,76 @@ func Run(ctx context.Context, s Spec) Result {
 	}
 	stdout := &capped{max: s.MaxStdout, onOverflow: func() { killGroup() }}
 	stderr := &capped{max: s.MaxStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-
+	// quiver owns the output pipes (exec's copying goroutines would be cut
+	// off by WaitDelay, losing output already written when the machine is
+	// too busy to schedule them in time): reading ends at the pipes' EOF,
+	// after the process exited and its group was killed.
 	var r Result
-	if err := cmd.Start(); err != nil {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		r.StartErr, r.ExitCode = err, -1
+		return r
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		r.StartErr, r.ExitCode = err, -1
+		return r
+	}
+	defer outR.Close()
+	defer errR.Close()
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close() // the child has its own copies
+	errW.Close()
+	if err != nil {
 		r.StartErr, r.ExitCode = err, -1
 		r.Duration = time.Since(start)
 		return r
 	}
-	// Wait's error adds nothing to ProcessState and the context; with
-	// WaitDelay it returns even while a grandchild holds the pipes.
+	drained := make(chan struct{}, 2)
+	for _, p := range []struct {
+		from *os.File
+		to   *capped
+	}{{outR, stdout}, {errR, stderr}} {
+		go func() {
+			io.Copy(p.to, p.from)
+			drained <- struct{}{}
+		}()
+	}
+	// Wait's error adds nothing to ProcessState and the context.
 	_ = cmd.Wait()
 	r.Duration = time.Since(start)
+	// What the hook left in its group may finish writing for WaitDelay;
+	// then the group is killed (nothing of a hook outlives its run) and
+	// what it wrote is read to the pipes' end. Only a process that left
+	// the group (setsid) and holds the pipes cuts the output, after
+	// another WaitDelay, and the cut is reported.
+	pending := 2
+	wait := func(d time.Duration) bool {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		for pending > 0 {
+			select {
+			case <-drained:
+				pending--
+			case <-timer.C:
+				return false
+			}
+		}
+		return true
+	}
+	if !wait(WaitDelay) {
+		killGroup()
+		if !wait(WaitDelay) {
+			r.OutputIncomplete = true
+			outR.SetReadDeadline(time.Now())
+			errR.SetReadDeadline(time.Now())
+			wait(time.Hour) // the deadline ends both reads at once
+		}
+	}
+	killGroup()
 	r.Stdout, r.StdoutOverflow = stdout.bytes()
 	r.Stderr, _ = stderr.bytes()
 	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
@@ -141,11 +204,6 @@ func Run(ctx context.Context, s Spec) Result {
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		r.ExitCode = cmd.ProcessState.ExitCode()
 	}
-	// Whatever the hook started and left behind in its group (a daemon, a
-	// background job, a child still holding the pipes) goes with it:
-	// nothing of a hook outlives its run. A child that called setsid has
-	// left the group and is beyond reach.
-	killGroup()
 	return r
 }
 

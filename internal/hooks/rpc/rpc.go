@@ -266,24 +266,16 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 }
 
-// answer handles one line's requests (a batch concurrently) and writes
-// the responses: one object, or one array for a batch.
+// answer handles one line's requests and writes the responses: one
+// object, or one array for a batch. A batch's requests run one after
+// another within the line's slot, so a batch of thousands costs what one
+// request costs at a time, not thousands of processes at once (MaxInFlight
+// bounds lines; clients wanting concurrency pipeline lines).
 func (s *Server) answer(ctx context.Context, reqs []Request, batch bool) {
 	out := make([]*response, len(reqs))
-	var wg sync.WaitGroup
 	for i, req := range reqs {
-		call := func() { out[i] = s.call(ctx, req) }
-		if !batch || len(reqs) == 1 {
-			call()
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			call()
-		}()
+		out[i] = s.call(ctx, req)
 	}
-	wg.Wait()
 	var list []*response
 	for _, r := range out {
 		if r != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -170,4 +171,31 @@ func FuzzServe(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A batch's requests run one after another: a batch of thousands must not
+// become thousands of hook runs at once.
+func TestBatchRunsInTurn(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	s := &Server{Handler: func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return nil, nil
+	}}
+	batch := "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"x"},`, 50) + `{"jsonrpc":"2.0","id":2,"method":"x"}]` + "\n"
+	out := serve(t, s, batch)
+	var got []map[string]any
+	if len(out) != 1 || json.Unmarshal([]byte(out[0]), &got) != nil || len(got) != 51 {
+		t.Fatalf("answered %v", out)
+	}
+	if most != 1 {
+		t.Errorf("%d requests of one batch ran at once", most)
+	}
 }
