@@ -252,26 +252,30 @@ func (a *App) decide(ctx context.Context, layout plugins.Layout, event string, f
 	return res, nil
 }
 
-// hookSet discovers the hooks: from the long-lived session in hook serve,
-// from the files otherwise.
-func (a *App) hookSet(ctx context.Context, layout plugins.Layout) (*discovery.HookSet, error) {
+// eventHooks is what firing event needs of discovery: from the
+// long-lived session in hook serve, from the files otherwise.
+func (a *App) eventHooks(ctx context.Context, layout plugins.Layout, event string) (discovery.EventHooks, error) {
 	if a.serving != nil {
-		return a.serving.hooks(ctx)
+		return a.serving.session.ForEvent(ctx, event)
 	}
 	o := a.discoveryOptions(layout)
 	o.KeepGoing = true
-	return discovery.Hooks(ctx, o)
+	hs, err := discovery.Hooks(ctx, o)
+	if err != nil {
+		return discovery.EventHooks{}, err
+	}
+	return discovery.EventHooks{Hooks: hs.ForEvent(event), Untrusted: hs.UntrustedCount()}, nil
 }
 
 func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
-	hs, err := a.hookSet(ctx, layout)
+	eh, err := a.eventHooks(ctx, layout, event)
 	if err != nil {
 		return nil, err
 	}
-	if n := hs.UntrustedCount(); n > 0 {
+	if n := eh.Untrusted; n > 0 {
 		a.warnf("quiver: skipped %d untrusted project hook(s); review them with 'quiver hook list --all', then run 'quiver trust'", n)
 	}
-	set := hs.ForEvent(event)
+	set := eh.Hooks
 	var invalid []string
 	for _, h := range set {
 		if h.Status == discovery.Invalid {
@@ -289,7 +293,7 @@ func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, fai
 	ex := a.executor(layout, timeout)
 	if a.serving != nil {
 		ex.Pool = a.serving.pool
-		a.serving.pool.Retain(hs.Hooks)
+		a.serving.pool.Retain(event, set)
 	}
 	t := &hooks.Trigger{
 		Run:        ex.Run,

@@ -73,22 +73,19 @@ the server and every hook process it started.`,
 
 // hookServer is hook serve's state between requests.
 type hookServer struct {
-	app        *App
-	layout     plugins.Layout
-	opts       discovery.Options
-	pool       *hooks.Pool
+	app    *App
+	layout plugins.Layout
+	opts   discovery.Options
+	pool   *hooks.Pool
+	// session answers discovery from memory until something changes
+	// (SPEC §14: every request sees the current state).
+	session    *discovery.Session
 	timeout    time.Duration
 	failClosed bool
 	rpc        *rpc.Server
 
 	warnedMu sync.Mutex
 	warned   map[string]bool
-}
-
-// hooks is the hook set as it is now (SPEC §14: every request sees the
-// current state).
-func (s *hookServer) hooks(ctx context.Context) (*discovery.HookSet, error) {
-	return discovery.Hooks(ctx, s.opts)
 }
 
 func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
@@ -106,6 +103,8 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 		warned: map[string]bool{},
 	}
 	s.opts.KeepGoing = true
+	s.session = discovery.NewSession(s.opts)
+	defer s.session.Close()
 	a.serving = s
 	defer s.pool.Close()
 	// A client that goes away makes writing a response fail with EPIPE
@@ -230,7 +229,7 @@ func (s *hookServer) list(ctx context.Context, raw json.RawMessage) (any, error)
 	}
 	switch p.Kind {
 	case "hooks":
-		hs, err := s.hooks(ctx)
+		hs, err := s.session.Hooks(ctx)
 		if err != nil {
 			return nil, err
 		}

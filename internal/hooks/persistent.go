@@ -46,6 +46,8 @@ func NewPool() *Pool {
 type worker struct {
 	turn chan struct{} // holding a value: a request has the worker
 	path string
+	// event is the one the hook was last asked for (under Pool.mu).
+	event string
 	// The fields below belong to the request holding turn.
 	proc *hookProcess
 	env  string // the environment proc was started with
@@ -111,6 +113,7 @@ func (p *Pool) exchange(ctx context.Context, h discovery.Hook, env []string, dir
 		w = &worker{turn: make(chan struct{}, 1), path: h.Path}
 		p.workers[h.Path] = w
 	}
+	w.event = h.Event
 	p.mu.Unlock()
 
 	// Waiting for the turn counts against the timeout, as if the hook
@@ -371,10 +374,12 @@ func rawID(id *int64) string {
 	return strconv.FormatInt(*id, 10)
 }
 
-// Retain stops the processes of persistent hooks that are not in keep
-// (removed, disabled, no longer trusted, or no longer persistent), so
-// nothing the user has taken away keeps running.
-func (p *Pool) Retain(keep []discovery.Hook) {
+// Retain stops the processes of persistent hooks for event that are not
+// in keep, the event's hook set now (removed, disabled, no longer
+// trusted, no longer persistent, now for another event), so nothing the
+// user has taken away keeps running: it is never sent another event, and
+// is stopped when its event next fires.
+func (p *Pool) Retain(event string, keep []discovery.Hook) {
 	paths := make(map[string]bool, len(keep))
 	for _, h := range keep {
 		if h.Persistent && h.Status == discovery.Active {
@@ -384,7 +389,7 @@ func (p *Pool) Retain(keep []discovery.Hook) {
 	p.mu.Lock()
 	var gone []*worker
 	for key, w := range p.workers {
-		if !paths[w.path] {
+		if w.event == event && !paths[w.path] {
 			gone = append(gone, w)
 			delete(p.workers, key)
 		}
