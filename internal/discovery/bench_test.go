@@ -173,3 +173,38 @@ func BenchmarkSessionHooks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDiscoverHooksTrustedProject is a hook run in a trusted project
+// whose 10 plugins carry 5 hooks and 45 other files (4 KiB) each: the
+// trust fingerprint hashes all 500 files at every run.
+func BenchmarkDiscoverHooksTrustedProject(b *testing.B) {
+	base := b.TempDir()
+	project := filepath.Join(base, "project")
+	l := plugins.NewLayout(project, filepath.Join(base, "home"))
+	body := make([]byte, 4096)
+	for i := range 10 {
+		dir := filepath.Join(l.Local.PluginsDir(), fmt.Sprintf("org%d@plugin%d", i, i))
+		for h := range 5 {
+			p := filepath.Join(dir, "hooks", fmt.Sprintf("hook%d", h))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", Events[h])), 0o755)
+		}
+		for f := range 45 {
+			p := filepath.Join(dir, "lib", fmt.Sprintf("d%d", f%5), fmt.Sprintf("f%d.py", f))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, body, 0o644)
+		}
+	}
+	if _, err := RecordTrust(l); err != nil {
+		b.Fatal(err)
+	}
+	o := Options{Layout: l, Env: os.Environ()}
+	if hs, err := Hooks(b.Context(), o); err != nil || !hs.Trust.Trusted() {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Hooks(b.Context(), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -269,3 +269,47 @@ func TestSessionWithoutWatches(t *testing.T) {
 		os.Remove(filepath.Join(tr.root(plugins.Global), "hooks/b"))
 	}
 }
+
+// TestSessionConcurrentRequests: pipelined requests share one session
+// while another process changes hooks; after the last change every
+// request answers as a fresh discovery.
+func TestSessionConcurrentRequests(t *testing.T) {
+	tr := newTree(t)
+	tr.hook(plugins.Global, "hooks/a", SessionStart)
+	s := NewSession(tr.options())
+	defer s.Close()
+	done := make(chan error)
+	for i := range 4 {
+		go func() {
+			var err error
+			for range 50 {
+				if i%2 == 0 {
+					_, err = s.ForEvent(t.Context(), SessionStart)
+				} else {
+					_, err = s.Hooks(t.Context())
+				}
+				if err != nil {
+					break
+				}
+			}
+			done <- err
+		}()
+	}
+	for i := range 10 {
+		tr.hook(plugins.Global, fmt.Sprintf("hooks/h%d", i), Events[i%len(Events)])
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := tr.hooks(tr.options())
+	got, err := s.Hooks(t.Context())
+	if err != nil || setSummary(got) != setSummary(want) {
+		t.Fatalf("after the changes: %v\n%s\nwant\n%s", err, setSummary(got), setSummary(want))
+	}
+	e, _ := s.ForEvent(t.Context(), SessionStart)
+	if fmt.Sprint(e.Hooks) != fmt.Sprint(want.ForEvent(SessionStart)) || e.Untrusted != want.UntrustedCount() {
+		t.Fatalf("ForEvent: %+v", e)
+	}
+}

@@ -427,11 +427,11 @@ func (c *confiner) check(it plugins.Item) string {
 // of its plugins comes from (source, ref, commit, hash, the folder inside
 // the source and the marketplace), so that a pull that points
 // an installed plugin elsewhere asks again before an update fetches it.
-func fingerprint(project string, t Trust, lock *plugins.Lock) (string, []trustPart, error) {
+func fingerprint(project string, t Trust, lock *plugins.Lock, hc *hashCache) (string, []trustPart, error) {
 	if t.Empty() {
 		return "", nil, nil
 	}
-	parts, err := fingerprintParts(project, t, lock)
+	parts, err := fingerprintParts(project, t, lock, hc)
 	if err != nil {
 		return "", nil, err
 	}
@@ -454,7 +454,7 @@ func hashParts(parts []trustPart) string {
 }
 
 // fingerprintParts lists the fingerprint's lines (see fingerprint).
-func fingerprintParts(project string, t Trust, lock *plugins.Lock) ([]trustPart, error) {
+func fingerprintParts(project string, t Trust, lock *plugins.Lock, hc *hashCache) ([]trustPart, error) {
 	var parts []trustPart
 	// Every field is written with its length first, so no value can
 	// imitate a field boundary: two different states never hash alike.
@@ -483,7 +483,7 @@ func fingerprintParts(project string, t Trust, lock *plugins.Lock) ([]trustPart,
 		field("replaces "+name, "replaces", name)
 	}
 	for _, ph := range slices.Concat(t.Hooks, t.Files) {
-		line, err := fingerprintLine(ph)
+		line, err := fingerprintLine(ph, hc)
 		// A plugin being replaced or removed right now may take a file
 		// away between the scan and here: it then simply is not part of
 		// the fingerprint (which therefore differs: untrusted, the safe
@@ -504,7 +504,7 @@ func fingerprintParts(project string, t Trust, lock *plugins.Lock) ([]trustPart,
 // fingerprintLine is "<x|->\x00<sha256 of content>" for a regular file (a
 // plugin's hooks before contract v2 hash exactly so), "l\x00<target>" for a
 // link that escapes, "?\x00<kind>" for anything else.
-func fingerprintLine(ph ProjectHook) (string, error) {
+func fingerprintLine(ph ProjectHook, hc *hashCache) (string, error) {
 	if ph.Escape != "" {
 		target, err := os.Readlink(ph.Path)
 		if err != nil {
@@ -512,6 +512,7 @@ func fingerprintLine(ph ProjectHook) (string, error) {
 		}
 		return "l\x00" + target, nil
 	}
+	now := time.Now() // before the stat: see hashCache.sum
 	fi, err := os.Stat(ph.Path)
 	if err != nil {
 		return "", err
@@ -519,7 +520,7 @@ func fingerprintLine(ph ProjectHook) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "?\x00" + safefs.Kind(fi.Mode()), nil
 	}
-	sum, err := safefs.HashFile(ph.Path, safefs.MaxContent)
+	sum, err := hc.sum(ph.Path, fi, now)
 	if err != nil {
 		return "", err
 	}
@@ -584,7 +585,9 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 		// untrusted repository's big files cost a hook run nothing.
 		return t, nil
 	}
-	if t.Fingerprint, t.parts, err = fingerprint(l.ProjectDir, t, lock); err != nil {
+	hc := loadHashCache(l)
+	defer hc.save()
+	if t.Fingerprint, t.parts, err = fingerprint(l.ProjectDir, t, lock, hc); err != nil {
 		return t, fmt.Errorf("fingerprint project hooks: %w", err)
 	}
 	return t, nil
