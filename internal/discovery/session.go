@@ -121,7 +121,9 @@ func (s *Session) current(ctx context.Context) (*HookSet, error) {
 	if s.closed {
 		return nil, errors.New("discovery session is closed")
 	}
-	if s.fresh && s.unchanged() {
+	// The queue is drained at every call, so that events from before a
+	// discovery do not make the next call discover again.
+	if s.unchanged() && s.fresh && s.last != nil {
 		return s.last, nil
 	}
 	s.runs++
@@ -155,7 +157,7 @@ func (s *Session) unchanged() bool {
 	if s.w == nil {
 		return false
 	}
-	if changed, err := s.w.changed(); err != nil || changed {
+	if changed, err := s.w.changed(); err != nil || changed || s.in == nil {
 		return false
 	}
 	if !s.in.retryAt.IsZero() && !s.now().Before(s.in.retryAt) {

@@ -195,6 +195,13 @@ func TestSessionSeesEveryChange(t *testing.T) {
 		if gerr == nil && setSummary(got) != setSummary(want) {
 			t.Fatalf("%s: the session answers\n%s\na fresh discovery\n%s", st.name, setSummary(got), setSummary(want))
 		}
+		if runs := s.runs; st.name != "nothing" && !s.in.partial {
+			// The change costs this discovery and one more at most.
+			steady(t, s)
+			if s.runs-runs > 2 {
+				t.Errorf("%s: %d full discoveries to settle", st.name, s.runs-runs)
+			}
+		}
 	}
 }
 
