@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The examples of docs/hooks.md are real files under docs/examples, run
@@ -199,50 +196,20 @@ func TestDocsPersistentHooks(t *testing.T) {
 // returns the results by id.
 func docsServe(t *testing.T, h *harness, requests []string, meanwhile func()) map[int]json.RawMessage {
 	t.Helper()
-	cmd := h.cmd("hook", "serve")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	c := startServe(t, h)
+	for _, r := range requests {
+		c.send(r)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill() // a no-op after a clean exit
-	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
-	defer timer.Stop()
-	go func() {
-		for _, r := range requests {
-			io.WriteString(stdin, r+"\n")
-		}
-	}()
 	results := map[int]json.RawMessage{}
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(nil, 16<<20)
-	for len(results) < len(requests) && lines.Scan() {
-		var resp struct {
-			ID     int             `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
+	for id := 1; id <= len(requests); id++ {
+		r := c.await(id)
+		if r.Error != nil || r.Result == nil {
+			t.Fatalf("hook serve answered %s", r.raw)
 		}
-		if err := json.Unmarshal(lines.Bytes(), &resp); err != nil || resp.Error != nil || resp.Result == nil {
-			t.Fatalf("hook serve answered %s", lines.Bytes())
-		}
-		results[resp.ID] = resp.Result
-	}
-	if len(results) < len(requests) {
-		t.Fatalf("hook serve answered %d of %d requests; stderr:\n%s", len(results), len(requests), stderr.String())
+		results[id] = r.Result
 	}
 	meanwhile()
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("hook serve after EOF: %v; stderr:\n%s", err, stderr.String())
-	}
+	c.end()
 	return results
 }
 
