@@ -101,8 +101,12 @@ func (s source) describe() string {
 // choice, and one to ~/.aws/credentials must not be served to the agent.
 // The user's own global standalone folders may link anywhere.
 //
-// Folders are listed through the scope's directory index (dirIndex).
-func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds) ([]source, error) {
+// Folders are listed through the scope's directory index (dirIndex),
+// which is written back only when keep is set: a command about to change
+// plugins (the trust snapshot of plugin add, update, remove) would only
+// write what it is about to make stale, and a failed one must leave the
+// scope as it was.
+func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds, keep bool) ([]source, error) {
 	standaloneKinds := kinds
 	if project {
 		standaloneKinds |= plugins.Confine
@@ -117,7 +121,9 @@ func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds) ([]source,
 	if err != nil {
 		return nil, err
 	}
-	ix.save()
+	if keep {
+		ix.save()
+	}
 	for _, p := range ps {
 		if p.Missing {
 			continue
@@ -130,21 +136,22 @@ func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds) ([]source,
 	return out, nil
 }
 
-func localSources(l plugins.Layout, kinds plugins.Kinds) ([]source, error) {
+func localSources(l plugins.Layout, kinds plugins.Kinds, keep bool) ([]source, error) {
 	if l.Local == nil {
 		return nil, nil
 	}
-	return scopeSources(*l.Local, true, kinds)
+	return scopeSources(*l.Local, true, kinds, keep)
 }
 
 // sources lists all four sources in precedence order (SPEC §4) and marks
-// global plugins that a local install shadows as a whole.
-func sources(l plugins.Layout, kinds plugins.Kinds) ([]source, error) {
-	local, err := localSources(l, kinds)
+// global plugins that a local install shadows as a whole (keep: see
+// scopeSources).
+func sources(l plugins.Layout, kinds plugins.Kinds, keep bool) ([]source, error) {
+	local, err := localSources(l, kinds, keep)
 	if err != nil {
 		return nil, err
 	}
-	global, err := scopeSources(l.Global, false, kinds)
+	global, err := scopeSources(l.Global, false, kinds, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +418,7 @@ const ProjectScopeHook = "(project .quiver)"
 // the global hooks still run. An error in the global scope is the
 // user's own and is returned.
 func hookSources(l plugins.Layout, all, keepGoing bool) ([]source, Trust, *Hook, error) {
-	srcs, err := sources(l, plugins.HookKind)
+	srcs, err := sources(l, plugins.HookKind, true)
 	var trust Trust
 	if err == nil {
 		trust, err = loadTrust(l, srcs, all, false)
@@ -421,7 +428,7 @@ func hookSources(l plugins.Layout, all, keepGoing bool) ([]source, Trust, *Hook,
 	}
 	global := l
 	global.Local = nil
-	srcs, gerr := sources(global, plugins.HookKind)
+	srcs, gerr := sources(global, plugins.HookKind, true)
 	if gerr != nil {
 		return nil, Trust{}, nil, gerr
 	}

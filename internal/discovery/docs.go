@@ -54,7 +54,7 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 	if kind == Skill {
 		kinds = plugins.SkillKind
 	}
-	srcs, err := sources(o.Layout, kinds)
+	srcs, err := sources(o.Layout, kinds, true)
 	if err != nil {
 		return nil, err
 	}

@@ -586,7 +586,12 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 		return t, nil
 	}
 	hc := loadHashCache(l)
-	defer hc.save()
+	if !withRecord {
+		// Hook runs keep the hashes; trust, and the snapshots of
+		// commands about to change plugins, write nothing (see
+		// scopeSources).
+		defer hc.save()
+	}
 	if t.Fingerprint, t.parts, err = fingerprint(l.ProjectDir, t, lock, hc); err != nil {
 		return t, fmt.Errorf("fingerprint project hooks: %w", err)
 	}
@@ -596,7 +601,7 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 // ProjectTrust returns the trust state of the layout's project, with its
 // record in the trust store.
 func ProjectTrust(l plugins.Layout, trustAll bool) (Trust, error) {
-	srcs, err := sources(l, plugins.HookKind)
+	srcs, err := sources(l, plugins.HookKind, false)
 	if err != nil {
 		return Trust{}, err
 	}
