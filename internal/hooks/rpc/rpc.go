@@ -201,55 +201,19 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		maxLine = 1 << 20
 	}
 	slots := make(chan struct{}, max(1, s.MaxInFlight))
-	type read struct {
-		line []byte
-		err  error
-	}
-	lines := make(chan read)
-	quit := make(chan struct{})
-	defer close(quit)
-	go func() {
-		br := bufio.NewReaderSize(r, 64<<10)
-		for {
-			line, err := readLine(br, maxLine)
-			if len(line) == 0 && err == nil {
-				continue // a blank line is no message
-			}
-			select {
-			case lines <- read{line, err}:
-			case <-quit:
-				return
-			}
-			if err != nil && !errors.Is(err, ErrLineTooLong) {
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for {
-		var in read
-		select {
-		case in = <-lines:
-		case <-s.stop:
-			return s.writeErr()
-		case <-ctx.Done():
-			return s.writeErr()
-		}
-		switch {
-		case errors.Is(in.err, ErrLineTooLong):
-			s.write(response{JSONRPC: "2.0", ID: null, Error: Errorf(InvalidRequest, "invalid request: message line exceeds %d bytes", maxLine)})
-			continue
-		case in.err != nil && len(in.line) == 0:
-			return s.writeErr() // EOF (or a failed read): done
-		}
-		reqs, batch := Decode(in.line)
-		select {
-		case slots <- struct{}{}:
-		case <-s.stop:
-			return s.writeErr()
-		case <-ctx.Done():
-			return s.writeErr()
+	// The reading goroutine starts each request's handler itself: one
+	// hand-off per request, not two. Once Serve is ending, it starts no
+	// more (ending, under mu, orders its wg.Add before wg.Wait).
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		ending bool
+	)
+	start := func(reqs []Request, batch bool) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if ending {
+			return false
 		}
 		wg.Add(1)
 		go func() {
@@ -257,13 +221,46 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			defer func() { <-slots }()
 			s.answer(ctx, reqs, batch)
 		}()
-		if in.err != nil {
-			return s.writeErr() // the last line had no newline, then EOF
-		}
-		if s.writeErr() != nil {
-			return s.writeErr() // the client is gone
-		}
+		return true
 	}
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := readLine(br, maxLine)
+			switch {
+			case errors.Is(err, ErrLineTooLong):
+				s.write(response{JSONRPC: "2.0", ID: null, Error: Errorf(InvalidRequest, "invalid request: message line exceeds %d bytes", maxLine)})
+				continue
+			case len(line) == 0 && err == nil:
+				continue // a blank line is no message
+			case len(line) == 0:
+				return // EOF (or a failed read): done
+			}
+			reqs, batch := Decode(line)
+			select {
+			case slots <- struct{}{}:
+			case <-s.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+			if !start(reqs, batch) || err != nil {
+				return // ending, or the last line had no newline before EOF
+			}
+		}
+	}()
+	select {
+	case <-readerDone:
+	case <-s.stop:
+	case <-ctx.Done():
+	}
+	mu.Lock()
+	ending = true
+	mu.Unlock()
+	wg.Wait()
+	return s.writeErr()
 }
 
 // answer handles one line's requests and writes the responses: one
