@@ -33,7 +33,6 @@ type serveClient struct {
 	stdout io.ReadCloser
 	lines  chan []byte
 	stderr *lockedBuffer
-	mu     sync.Mutex
 	early  map[string]rpcReply // replies read while waiting for another id
 }
 
