@@ -173,6 +173,9 @@ var dirListingCodec = codec[dirListing]{
 			if len(e) < 2 || e[1:] == "." || e[1:] == ".." {
 				return l, false
 			}
+			if n := len(l.entries); n > 0 && l.entries[n-1].name >= e[1:] {
+				return l, false // not as os.ReadDir sorts them
+			}
 			found := false
 			for _, et := range entryTypes {
 				if et.c == e[0] {

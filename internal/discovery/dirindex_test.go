@@ -278,12 +278,12 @@ func TestDirIndexCannotBePlanted(t *testing.T) {
 }
 
 func TestDirListingCodec(t *testing.T) {
-	l := dirListing{dev: 7, ino: 9, entries: []dirEntry{{"a b", 0}, {"d", fs.ModeDir}, {"l", fs.ModeSymlink}, {"p", fs.ModeNamedPipe}, {"\nodd\x01", fs.ModeSocket}}}
+	l := dirListing{dev: 7, ino: 9, entries: []dirEntry{{"\nodd\x01", fs.ModeSocket}, {"a b", 0}, {"d", fs.ModeDir}, {"l", fs.ModeSymlink}, {"p", fs.ModeNamedPipe}}}
 	got, ok := dirListingCodec.decode(dirListingCodec.encode(l))
 	if !ok || !reflect.DeepEqual(got, l) {
 		t.Fatalf("round trip: %+v %v", got, ok)
 	}
-	for _, bad := range []string{"", "1/2", "x/2/", "1/2/fa", "1/2/za/", "1/2/f/", "1/2/f../"} {
+	for _, bad := range []string{"", "1/2", "x/2/", "1/2/fa", "1/2/za/", "1/2/f/", "1/2/f../", "1/2/fb/fa/", "1/2/fa/fa/"} {
 		if _, ok := dirListingCodec.decode(bad); ok {
 			t.Errorf("decoded %q", bad)
 		}

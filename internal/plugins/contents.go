@@ -120,7 +120,16 @@ type Dirs interface {
 // asks the file system itself, as it does without Dirs).
 type listing struct {
 	known   bool
-	entries map[string]fs.FileMode // name -> type bits
+	entries []fs.DirEntry // sorted by name
+}
+
+// entry returns the type bits of the entry called name.
+func (l listing) entry(name string) (fs.FileMode, bool) {
+	i, ok := slices.BinarySearchFunc(l.entries, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+	if !ok {
+		return 0, false
+	}
+	return l.entries[i].Type(), true
 }
 
 func listDir(d Dirs, dir string) listing {
@@ -134,11 +143,7 @@ func listDir(d Dirs, dir string) listing {
 		}
 		return listing{}
 	}
-	l := listing{known: true, entries: make(map[string]fs.FileMode, len(entries))}
-	for _, e := range entries {
-		l.entries[e.Name()] = e.Type()
-	}
-	return l
+	return listing{known: true, entries: entries}
 }
 
 // lacks reports that the folder is known to hold none of names.
@@ -147,7 +152,7 @@ func (l listing) lacks(names ...string) bool {
 		return false
 	}
 	for _, n := range names {
-		if _, ok := l.entries[n]; ok {
+		if _, ok := l.entry(n); ok {
 			return false
 		}
 	}
@@ -311,7 +316,7 @@ func (sc scanner) readDir(dir string) ([]os.DirEntry, error) {
 // plain folder (then no system call is needed to know what it is).
 func (sc scanner) lstat(p string) (exists, known bool) {
 	if sc.top.known && filepath.Dir(p) == sc.root {
-		t, ok := sc.top.entries[filepath.Base(p)]
+		t, ok := sc.top.entry(filepath.Base(p))
 		if !ok {
 			return false, true
 		}
