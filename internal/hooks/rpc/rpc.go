@@ -201,32 +201,30 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		maxLine = 1 << 20
 	}
 	slots := make(chan struct{}, max(1, s.MaxInFlight))
-	// The reading goroutine starts each request's handler itself: one
-	// hand-off per request, not two. Once Serve is ending, it starts no
-	// more (ending, under mu, orders its wg.Add before wg.Wait).
+	// Leader and follower: the goroutine that read a request starts a
+	// fresh one to read the next line, and answers the request itself, so
+	// no hand-off between goroutines lies on a request's path (each costs
+	// a thread wake-up, tens of microseconds on a busy 2-core machine).
+	// Once Serve is ending no request starts (ending, under mu, orders
+	// wg.Add before wg.Wait). Reading stays sequential: one reader at a
+	// time, each started by the last.
 	var (
 		wg     sync.WaitGroup
 		mu     sync.Mutex
 		ending bool
 	)
-	start := func(reqs []Request, batch bool) bool {
+	begin := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		if ending {
-			return false
+		if !ending {
+			wg.Add(1)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
-			s.answer(ctx, reqs, batch)
-		}()
-		return true
+		return !ending
 	}
 	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var read func()
+	read = func() {
 		for {
 			line, err := readLine(br, maxLine)
 			switch {
@@ -236,21 +234,36 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			case len(line) == 0 && err == nil:
 				continue // a blank line is no message
 			case len(line) == 0:
-				return // EOF (or a failed read): done
+				close(readerDone) // EOF (or a failed read): done
+				return
 			}
 			reqs, batch := Decode(line)
 			select {
 			case slots <- struct{}{}:
 			case <-s.stop:
+				close(readerDone)
 				return
 			case <-ctx.Done():
+				close(readerDone)
 				return
 			}
-			if !start(reqs, batch) || err != nil {
-				return // ending, or the last line had no newline before EOF
+			if !begin() {
+				<-slots
+				close(readerDone)
+				return
 			}
+			if err != nil {
+				close(readerDone) // the last line had no newline before EOF
+			} else {
+				go read()
+			}
+			s.answer(ctx, reqs, batch)
+			<-slots
+			wg.Done()
+			return
 		}
-	}()
+	}
+	go read()
 	select {
 	case <-readerDone:
 	case <-s.stop:
