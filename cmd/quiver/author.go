@@ -82,7 +82,11 @@ func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, o plugins.S
 	for _, f := range written {
 		fmt.Fprintf(a.Stdout, "  %s\n", filepath.Join(dir, f))
 	}
-	a.warnf("Created plugin %s in %s. Next: quiver plugin validate %s && quiver plugin add ./%s", name, dir, dir, strings.TrimPrefix(dir, "./"))
+	addArg := dir
+	if !filepath.IsAbs(dir) {
+		addArg = "./" + strings.TrimPrefix(dir, "./") // a spec without ./ would be read as org/repo
+	}
+	a.warnf("Created plugin %s in %s. Next: quiver plugin validate %s && quiver plugin add %s", name, dir, dir, addArg)
 	return nil
 }
 

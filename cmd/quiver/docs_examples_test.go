@@ -265,10 +265,13 @@ func TestDocsServeClients(t *testing.T) {
 			if withPy {
 				push = "ask: a force-push rewrites shared history (by guard-py)"
 			}
+			// A one-shot hook too: hook list leaves "persistent" out for it.
+			writeHooks(t, filepath.Join(h.home, "hooks"), map[string]string{"zz-oneshot": bashHook("after_tool_call", "true")})
 			var listed []string
 			for _, n := range names {
 				listed = append(listed, n+" (persistent)")
 			}
+			listed = append(listed, "zz-oneshot")
 			want := []string{
 				"ls -la: allow",
 				"rm -rf build: block: rm -rf is not allowed (by " + rmBy + ")",

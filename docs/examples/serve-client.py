@@ -165,7 +165,7 @@ def demo(server):
 
     hooks = server.request("list", {"kind": "hooks"}).result(timeout=60)
     print("hooks: " + ", ".join(
-        h["name"] + (" (persistent)" if h["persistent"] else "") for h in hooks))
+        h["name"] + (" (persistent)" if h.get("persistent") else "") for h in hooks))
 
 
 if __name__ == "__main__":
