@@ -199,15 +199,6 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return err
 	}
-	if ie, ok := interruption(cmd.Context()); ok {
-		// Interrupted is not allowed (SPEC §8): the hooks' groups are
-		// killed, and a half-run chain is no decision. Fail closed, it
-		// is a block that says why; otherwise no result at all.
-		if !failClosed || !hooks.Blocking(o.Event) {
-			return ie
-		}
-		res.FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
-	}
 	if !a.printResult(res) {
 		select {} // lastWords printed the block and ends the process
 	}
@@ -235,7 +226,10 @@ func (a *App) printResult(res *hooks.Result) bool {
 // decide is the one trigger behind every door (hook run, hook run
 // --format, hook serve's run): the event's hooks fired and combined, no
 // hook at all under QUIVER_NO_HOOKS=1, and quiver's own block when it
-// cannot find the hooks of a blocking event it must fail closed on.
+// cannot find the hooks of a blocking event it must fail closed on, or
+// was interrupted before every hook had run (SPEC §8: interrupted is not
+// allowed; a half-run chain is no decision, so without failing closed
+// the interruption is returned as the error).
 func (a *App) decide(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
 	if a.Getenv("QUIVER_NO_HOOKS") == "1" {
 		return hooks.EmptyResult(event), nil
@@ -248,6 +242,12 @@ func (a *App) decide(ctx context.Context, layout plugins.Layout, event string, f
 		// No hook set is no decision: fail closed says block.
 		a.warnf("quiver: %v", err)
 		res = hooks.EmptyResult(event).FailClosed(fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err))
+	}
+	if ie, ok := interruption(ctx); ok {
+		if !failClosed || !hooks.Blocking(event) {
+			return nil, ie
+		}
+		res.FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
 	}
 	return res, nil
 }

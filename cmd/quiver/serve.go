@@ -169,25 +169,15 @@ func (s *hookServer) run(ctx context.Context, raw json.RawMessage) (any, error) 
 	if p.FailClosed != nil {
 		failClosed = *p.FailClosed
 	}
-	if p.Payload != nil && !bytes.Equal(bytes.TrimSpace(p.Payload), []byte("null")) && bytes.TrimSpace(p.Payload)[0] != '{' {
-		return nil, rpc.Errorf(rpc.InvalidParams, "invalid params: payload must be a JSON object")
-	}
 	payload, err := hooks.ParsePayload(p.Event, p.Payload, s.layout.ProjectDir)
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidParams, "invalid params: %v", err)
 	}
 	res, err := s.app.decide(ctx, s.layout, p.Event, failClosed, timeout, payload)
-	if err != nil {
-		return nil, err
+	if ie := (interruptedError{}); errors.As(err, &ie) {
+		return nil, rpc.Errorf(rpc.ServerError, "quiver was %s before every hook had run", ie)
 	}
-	if ie, ok := interruption(ctx); ok {
-		// As in hook run: a half-run chain is no decision.
-		if !failClosed || !hooks.Blocking(p.Event) {
-			return nil, rpc.Errorf(rpc.ServerError, "quiver was %s before every hook had run", ie)
-		}
-		res.FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
-	}
-	return res, nil
+	return res, err
 }
 
 // parseTimeout reads a run's timeout: a Go duration ("5s", "500ms") or a
