@@ -398,25 +398,6 @@ func (p *Pool) Retain(event string, keep []discovery.Hook) {
 	stopAll(gone)
 }
 
-// Running reports how many persistent hook processes are alive.
-func (p *Pool) Running() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, w := range p.workers {
-		select {
-		case w.turn <- struct{}{}:
-			if w.proc != nil && !w.proc.exited() {
-				n++
-			}
-			<-w.turn
-		default:
-			n++ // busy, so running
-		}
-	}
-	return n
-}
-
 // Kill kills every hook process at once, without waiting for requests:
 // the last thing a server does when a signal ends it by force.
 func (p *Pool) Kill() {
