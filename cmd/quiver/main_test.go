@@ -46,6 +46,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			}
 			env.Defer(srv.Close)
 			env.Values[serverKey] = srv
+			env.Values[serveKey] = &scriptServe{}
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
 			env.Setenv("QUIVER_HOME", filepath.Join(home, ".quiver"))
@@ -67,6 +68,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"snapshot":  cmdSnapshot,
 			"unchanged": cmdUnchanged,
 			"lockmatch": cmdLockMatch,
+			"serve":     cmdServe,
 			"gitrm": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: gitrm NAME")

@@ -282,6 +282,12 @@ func watchSet(l plugins.Layout, srcs []source, t Trust) (dirs []watchDir, stats 
 	}
 	for _, ph := range slices.Concat(t.Hooks, t.Files) {
 		add(watchDir{path: filepath.Dir(ph.Path)})
+		// A linked file's content lives where its link leads, perhaps
+		// in a folder the walk skipped (.git) or never reached: stat it
+		// at every call, so what runs is what was fingerprinted.
+		if ph.Linked {
+			stats = append(stats, ph.Path)
+		}
 	}
 	return dirs, stats, len(dirs) <= maxWatches
 }

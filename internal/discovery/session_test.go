@@ -99,6 +99,15 @@ func TestSessionSeesEveryChange(t *testing.T) {
 			return nil
 		}},
 		{"trust again", trust},
+		{"a helper linked into a folder the walk skips", func() error {
+			tr.write(l, "plugins/team@tools/.git/helper.sh", "echo 1", 0)
+			return os.Symlink("../.git/helper.sh", lp("lib/helper.sh"))
+		}},
+		{"trust again", trust},
+		{"edit the linked helper's target", func() error {
+			return os.WriteFile(lp(".git/helper.sh"), []byte("echo 2"), 0o644)
+		}},
+		{"trust again", trust},
 		{"a standalone project hook", func() error { tr.hook(l, "hooks/local", UserMessageSend); return nil }},
 		{"trust again", trust},
 		{"a hook now declares another event", func() error {

@@ -41,6 +41,9 @@ type ProjectHook struct {
 	// Root is set for the other files of a source with hooks (Trust.Files):
 	// the plugin's folder, or the scope's for standalone hooks.
 	Root string
+	// Linked: the file itself is a symlink, so what it holds may change
+	// in a folder no watch covers (a Session stats it at every call).
+	Linked bool
 }
 
 // Trust is the trust state of a project.
@@ -159,7 +162,7 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook, walked []string) {
 			if it.Disabled {
 				name += plugins.DisabledSuffix
 			}
-			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: firstNonEmpty(escape(it), shebangProblem(it.Path)), Disabled: s.disabled})
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: firstNonEmpty(escape(it), shebangProblem(it.Path)), Disabled: s.disabled, Linked: it.Link})
 		}
 		for _, sk := range s.contents.Skipped {
 			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: escape(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})
@@ -267,7 +270,7 @@ func walkFiles(s source, c *confiner, dirs []string, walked *[]string) []Project
 				}
 			}
 			out = append(out, ProjectHook{
-				Name: itemRel(s, lp), Path: lp, Root: s.root, Disabled: s.disabled,
+				Name: itemRel(s, lp), Path: lp, Root: s.root, Disabled: s.disabled, Linked: link,
 				Escape: c.check(plugins.Item{Path: lp, Link: link || real != logical}),
 			})
 			return nil
