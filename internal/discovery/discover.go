@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Status says whether an item is in effect, and if not, why.
@@ -50,6 +51,10 @@ type Hook struct {
 	// Selector decides whether a Claude handler runs for a payload (its
 	// matcher and condition); nil for native hooks.
 	Selector *claude.Selector
+	// Ident is the native hook file as discovery found it (and trust
+	// fingerprinted it, which happens after): the executor starts it only
+	// while it is unchanged.
+	Ident safefs.Ident
 }
 
 // Hook formats (hook list --json "format").
@@ -352,7 +357,11 @@ func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 			}
 			if h.Status == Active {
 				c := types.of(o.Layout, s.location)
-				if fi, err := statOf(s.contents, h.Path); err != nil {
+				fi, err := statOf(s.contents, h.Path)
+				if err == nil {
+					h.Ident = safefs.IdentOf(fi)
+				}
+				if err != nil {
 					h.Status, h.Reason = Invalid, err.Error()
 				} else if e, ok := c.lookup(h.Path, fi); ok && !e.retry(now()) {
 					applyType(&h, e)

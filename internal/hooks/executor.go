@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/proc"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Status is what one hook did (SPEC §8).
@@ -87,6 +89,10 @@ func blocking(event string) bool {
 // Run runs `<hook> run` with payload on stdin in dir and classifies the
 // result. It returns within the timeout plus proc.WaitDelay, whatever the
 // hook and its children do.
+// errFileChanged is a hook's failure when its file changed between
+// discovery and the start: what would run is not what was reviewed.
+var errFileChanged = errors.New("its file changed since quiver read it; not run (it may no longer be trusted)")
+
 func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string) Outcome {
 	timeout := e.Timeout
 	if timeout <= 0 {
@@ -105,6 +111,13 @@ func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payl
 	}
 	if h.Handler != nil {
 		return e.runClaude(ctx, h, event, payload, dir, env, timeout)
+	}
+	// What starts is what discovery saw (and trust fingerprinted): a file
+	// replaced or edited since is not run, whatever it now holds.
+	if !h.Ident.IsZero() && !(h.Persistent && e.Pool != nil) { // the pool checks its own
+		if id, err := safefs.Identify(h.Path); err != nil || id != h.Ident {
+			return Outcome{Hook: h, Status: Failed, Error: errFileChanged.Error(), ExitCode: -1}
+		}
 	}
 	var r proc.Result
 	if h.Persistent && e.Pool != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/proc"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Pool keeps persistent hooks running for hook serve (SPEC §14). A hook
@@ -59,27 +60,10 @@ type hookProcess struct {
 	stdin  *os.File
 	stdout *os.File
 	lines  *bufio.Reader
-	file   fileID
+	file   safefs.Ident
 	next   int64
 	done   chan struct{} // closed once the process has been waited for
 	stderr *tail
-}
-
-// fileID is what tells that a hook file changed under a running process.
-type fileID struct {
-	size, mtime, ctime int64
-	ino                uint64
-	mode               os.FileMode
-}
-
-func identify(path string) (fileID, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileID{}, err
-	}
-	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
-	id.ino, id.ctime = inodeAndChangeTime(fi)
-	return id, nil
 }
 
 // maxAnswerLine bounds one answer line: the result may be as large as a
@@ -97,11 +81,14 @@ var errClosed = errors.New("hook serve is shutting down")
 // fresh one.
 func (p *Pool) exchange(ctx context.Context, h discovery.Hook, env []string, dir string, payload []byte, timeout time.Duration) (proc.Result, error) {
 	arrived := time.Now()
-	// The file as discovery (and trust) saw it an instant ago; the event
-	// goes to that file or to none, however long it waits for its turn.
-	seen, err := identify(h.Path)
-	if err != nil {
-		return proc.Result{ExitCode: -1, StartErr: err}, nil
+	// The file as discovery (and trust) saw it; the event goes to that
+	// file or to none, however long it waits for its turn.
+	seen := h.Ident
+	if seen.IsZero() {
+		var err error
+		if seen, err = safefs.Identify(h.Path); err != nil {
+			return proc.Result{ExitCode: -1, StartErr: err}, nil
+		}
 	}
 	p.mu.Lock()
 	if p.closed {
@@ -132,15 +119,14 @@ func (p *Pool) exchange(ctx context.Context, h discovery.Hook, env []string, dir
 	start := time.Now() // the hook's own time, not the wait for its turn
 	timeout -= start.Sub(arrived)
 
-	id, err := identify(h.Path)
+	id, err := safefs.Identify(h.Path)
 	switch {
 	case err != nil:
 		w.stopGently()
 		return proc.Result{ExitCode: -1, StartErr: err, Duration: time.Since(start)}, nil
 	case id != seen:
 		w.stopGently()
-		return proc.Result{ExitCode: -1, Duration: time.Since(start)},
-			errors.New("its file changed while the event waited for its turn; not run (it may no longer be trusted)")
+		return proc.Result{ExitCode: -1, Duration: time.Since(start)}, errFileChanged
 	}
 	envKey := strings.Join(env, "\x00")
 	if w.proc != nil && (w.proc.exited() || w.proc.file != id || w.env != envKey) {

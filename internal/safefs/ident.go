@@ -1,0 +1,37 @@
+package safefs
+
+import (
+	"io/fs"
+	"os"
+)
+
+// Ident is what stat says of a file: any change to its content, its
+// metadata or which file a path names changes it (the inode change time
+// moves on every write and chmod, and no program can set it). Two equal
+// Idents of one path, taken at two instants, mean the file was not
+// touched in between, which is how quiver knows that what it starts is
+// what it fingerprinted.
+type Ident struct {
+	Dev, Ino           uint64
+	Size, Mtime, Ctime int64
+	Mode               fs.FileMode
+}
+
+// IdentOf is fi's Ident.
+func IdentOf(fi fs.FileInfo) Ident {
+	id := Ident{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: fi.Mode()}
+	id.Dev, id.Ino, id.Ctime = inode(fi)
+	return id
+}
+
+// Identify stats path (following links) and returns its Ident.
+func Identify(path string) (Ident, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Ident{}, err
+	}
+	return IdentOf(fi), nil
+}
+
+// IsZero reports an Ident never taken.
+func (id Ident) IsZero() bool { return id == Ident{} }
