@@ -321,8 +321,8 @@ installed does not stop the others; the command then exits 1.`,
 			a.warnf("%d plugin(s) up to date with %s, %d installed, %d repaired, %d failed",
 				counts["ok"], in.Scope.LockPath(), counts["installed"], counts["repaired"], counts["failed"])
 			if in.Scope.Location == plugins.Local {
-				if t, err := discovery.ProjectTrust(layout, false); err == nil && !t.Trusted() {
-					a.warnf("quiver: %d project hook(s) are not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", len(t.Hooks))
+				if t, err := discovery.ProjectTrust(layout, false); err == nil && !t.Trusted() && t.UntrustedCount() > 0 {
+					a.warnf("quiver: %d project hook(s) are not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", t.UntrustedCount())
 				}
 			}
 			if failed {

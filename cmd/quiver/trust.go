@@ -97,8 +97,12 @@ func (a *App) runTrust(o trustOptions) error {
 		for _, f := range t.Files {
 			out.Files = append(out.Files, f.Path)
 		}
+		escapes := map[string]string{}
 		for _, h := range t.Hooks {
-			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: h.Escape})
+			escapes[h.Path] = h.Escape
+		}
+		for _, h := range t.Items {
+			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: escapes[h.Path]})
 		}
 		out.Replaces = append(out.Replaces, t.Replaces...)
 		return writeJSON(a.Stdout, out)
@@ -110,16 +114,22 @@ func (a *App) runTrust(o trustOptions) error {
 		a.warnf("%s has no project hooks; there is nothing to trust.", layout.ProjectDir)
 		return nil
 	}
-	if len(t.Hooks) > 0 {
-		fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Hooks), layout.ProjectDir)
+	if len(t.Items) > 0 {
+		// One line per hook as hook list shows it; a file whose link
+		// leaves its folder says so.
+		escapes := map[string]string{}
 		for _, h := range t.Hooks {
+			escapes[h.Path] = h.Escape
+		}
+		fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Items), layout.ProjectDir)
+		for _, h := range t.Items {
 			rel, err := filepath.Rel(layout.ProjectDir, h.Path)
 			if err != nil {
 				rel = h.Path
 			}
 			line := fmt.Sprintf("  %-40s %s", h.Name, rel)
-			if h.Escape != "" {
-				line += " (invalid, never runs: " + h.Escape + ")"
+			if e := escapes[h.Path]; e != "" {
+				line += " (invalid, never runs: " + e + ")"
 			}
 			fmt.Fprintln(a.Stdout, visible(line))
 		}

@@ -75,6 +75,9 @@ type Trust struct {
 	Recorded string
 	// All is set by QUIVER_TRUST_ALL=1.
 	All bool
+	// Items are the project's hook items as hook list names them (set
+	// by ProjectTrust, not on a hook run's path).
+	Items []ProjectItem
 
 	// parts are the lines Fingerprint was computed from, for RenewTrust.
 	parts []trustPart
@@ -602,13 +605,59 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 }
 
 // ProjectTrust returns the trust state of the layout's project, with its
-// record in the trust store.
+// record in the trust store and its hook items.
 func ProjectTrust(l plugins.Layout, trustAll bool) (Trust, error) {
 	srcs, err := sources(l, plugins.HookKind, false)
 	if err != nil {
 		return Trust{}, err
 	}
-	return loadTrust(l, srcs, trustAll, true)
+	t, err := loadTrust(l, srcs, trustAll, true)
+	t.Items = projectItems(l, srcs)
+	return t, err
+}
+
+// ProjectItem is one hook item of the project, named as hook list names
+// it: a native hook, or one handler of a hooks.json (a configuration that
+// cannot be read is one item).
+type ProjectItem struct {
+	Name, Path string
+	// Disabled: its plugin is disabled, so hook list shows it disabled
+	// rather than untrusted.
+	Disabled bool
+}
+
+// projectItems lists the project's hook items without running any of
+// them, from the same scan and configurations discovery reads, so every
+// count quiver prints is the one hook list --all shows.
+func projectItems(l plugins.Layout, srcs []source) []ProjectItem {
+	var out []ProjectItem
+	cfgs := newCaches(hooksJSONCacheFile, jsonCodec[parsedConfig]())
+	for _, s := range srcs {
+		if !s.project {
+			continue
+		}
+		for _, it := range s.contents.Hooks {
+			out = append(out, ProjectItem{Name: ItemName(s.plugin, it.Name), Path: it.Path, Disabled: s.disabled})
+		}
+		for _, hf := range s.contents.HookFiles {
+			for _, h := range claudeHooks(l, s, hf, cfgs) {
+				out = append(out, ProjectItem{Name: h.Name, Path: h.Path, Disabled: s.disabled})
+			}
+		}
+	}
+	return out
+}
+
+// UntrustedCount is the number of hook items hook list shows untrusted
+// while the project is not trusted: all but those of disabled plugins.
+func (t Trust) UntrustedCount() int {
+	n := 0
+	for _, it := range t.Items {
+		if !it.Disabled {
+			n++
+		}
+	}
+	return n
 }
 
 // TrustSnapshot is a project's trust before a change the user makes by
