@@ -406,54 +406,27 @@ var marketplaceSpecRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^([A-Za-z0-9._-]+)@([a-z0-9][a-z0-9-]*)$`)
 })
 
-// findMarketplace looks marketplace name up in the project, then in your
-// home, and reads it. found is false when neither scope has it.
-func findMarketplace(layout plugins.Layout, name string) (mc plugins.MarketplaceCheckout, m *marketplace.Marketplace, found bool, err error) {
-	for _, s := range layout.Scopes() {
-		ms, err := plugins.ListMarketplaces(s)
-		if err != nil {
-			return mc, nil, false, err
-		}
-		for _, mc := range ms {
-			if mc.Name != name {
-				continue
-			}
-			if mc.Missing {
-				return mc, nil, true, fmt.Errorf("marketplace %s is not checked out; run quiver plugin install%s", name, scopeFlag(s))
-			}
-			m, err := marketplace.ReadDir(mc.Dir)
-			if err != nil {
-				return mc, nil, true, fmt.Errorf("marketplace %s: %w", name, err)
-			}
-			return mc, m, true, nil
-		}
-	}
-	return mc, nil, false, nil
-}
-
 // marketplaceJob resolves PLUGIN@MARKETPLACE into an add job, or reports
-// false when raw is not of that form.
-func (a *App) marketplaceJob(layout plugins.Layout, raw string) (addJob, bool, error) {
+// false when raw is not of that form. The store decides which scopes'
+// marketplaces the command may read.
+func (a *App) marketplaceJob(store *marketplace.Store, raw string) (addJob, bool, error) {
 	m := marketplaceSpecRE().FindStringSubmatch(raw)
 	if m == nil {
 		return addJob{}, false, nil
 	}
 	plugin, mktName := m[1], m[2]
-	mc, mkt, found, err := findMarketplace(layout, mktName)
+	co, err := store.Find(mktName)
 	if err != nil {
 		return addJob{}, true, err
 	}
-	if !found {
-		return addJob{}, true, fmt.Errorf("no marketplace %s; add it with quiver marketplace add, see quiver marketplace list", mktName)
-	}
-	e, name, err := mkt.Find(plugin)
+	e, name, err := co.Market.Find(plugin)
 	if err != nil {
 		return addJob{}, true, err
 	}
 	if name != plugin {
 		a.warnf("quiver: %s@%s was renamed to %s@%s; installing that", plugin, mktName, name, mktName)
 	}
-	spec, err := e.Spec(mc.Entry.Source, mc.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
+	spec, err := e.Spec(co.Entry.Source, co.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
 	if err != nil {
 		return addJob{}, true, err
 	}
@@ -466,38 +439,26 @@ func (a *App) marketplaceJob(layout plugins.Layout, raw string) (addJob, bool, e
 
 // resolveFromMarketplace is plugin update's and outdated's view of a
 // plugin installed from a marketplace (SPEC §12): the marketplace's
-// current entry of that name, wherever the marketplace was added. A
+// current entry of that name, in the scopes the command may read. A
 // marketplace no longer added, or a plugin installed under a name of its
 // own (--name), follows its lock entry.
-func (a *App) resolveFromMarketplace(layout plugins.Layout) func(plugins.Name, plugins.LockEntry) (plugins.Spec, string, bool, error) {
-	type found struct {
-		mc    plugins.MarketplaceCheckout
-		mkt   *marketplace.Marketplace
-		found bool
-		err   error
-	}
-	read := map[string]found{} // each marketplace.json parsed once per command
+func (a *App) resolveFromMarketplace(store *marketplace.Store) func(plugins.Name, plugins.LockEntry) (plugins.Spec, string, bool, error) {
 	return func(n plugins.Name, le plugins.LockEntry) (plugins.Spec, string, bool, error) {
 		if n.Org() != le.Marketplace {
 			return plugins.Spec{}, "", false, nil
 		}
-		f, ok := read[le.Marketplace]
-		if !ok {
-			f.mc, f.mkt, f.found, f.err = findMarketplace(layout, le.Marketplace)
-			read[le.Marketplace] = f
-		}
-		mc, mkt, found, err := f.mc, f.mkt, f.found, f.err
-		if !found {
+		co, err := store.Find(le.Marketplace)
+		if errors.Is(err, marketplace.ErrNotFound) {
 			return plugins.Spec{}, "", false, nil
 		}
 		if err != nil {
 			return plugins.Spec{}, "", false, err
 		}
-		e, _, err := mkt.Find(n.Repo())
+		e, _, err := co.Market.Find(n.Repo())
 		if err != nil {
 			return plugins.Spec{}, "", false, err
 		}
-		spec, err := e.Spec(mc.Entry.Source, mc.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
+		spec, err := e.Spec(co.Entry.Source, co.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
 		return spec, e.Manifest, err == nil, err
 	}
 }

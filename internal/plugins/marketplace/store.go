@@ -1,0 +1,108 @@
+package marketplace
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// Store answers which marketplace a command reads by name, under the
+// rule that scopes lend nothing to each other (SPEC §9): a global command
+// reads only the user's own marketplaces, so that a project can never
+// decide what lands in ~/.quiver, whose hooks run without asking; a
+// project command reads the project's and the user's, and a name present
+// in both with different sources is an error naming both, never a silent
+// choice.
+type Store struct {
+	Layout plugins.Layout
+	// Global: the command acts on the user's scope.
+	Global bool
+	// read memoizes Find, so a command parses each marketplace once.
+	read map[string]found
+}
+
+type found struct {
+	co  Checkout
+	err error
+}
+
+// Checkout is a marketplace as a command reads it: where it is checked
+// out, its lock entry, and its parsed index.
+type Checkout struct {
+	plugins.MarketplaceCheckout
+	Market *Marketplace
+}
+
+// ErrNotFound is Find's error for a name no scope the command reads has.
+var ErrNotFound = errors.New("no marketplace")
+
+// Scopes are the scopes the store reads, in the order it reads them.
+func (s *Store) Scopes() []plugins.Scope {
+	if s.Global {
+		return []plugins.Scope{s.Layout.Global}
+	}
+	return s.Layout.Scopes()
+}
+
+// Find looks a marketplace up by name.
+func (s *Store) Find(name string) (Checkout, error) {
+	if f, ok := s.read[name]; ok {
+		return f.co, f.err
+	}
+	co, err := s.find(name)
+	if s.read == nil {
+		s.read = map[string]found{}
+	}
+	s.read[name] = found{co, err}
+	return co, err
+}
+
+func (s *Store) find(name string) (Checkout, error) {
+	var hits []plugins.MarketplaceCheckout
+	for _, sc := range s.Scopes() {
+		ms, err := plugins.ListMarketplaces(sc)
+		if err != nil {
+			return Checkout{}, err
+		}
+		for _, mc := range ms {
+			if mc.Name == name {
+				hits = append(hits, mc)
+			}
+		}
+	}
+	switch {
+	case len(hits) == 0 && s.Global && s.Layout.Local != nil:
+		if ms, _ := plugins.ListMarketplaces(*s.Layout.Local); hasName(ms, name) {
+			return Checkout{}, fmt.Errorf("%w %s in your home: the project's marketplace of that name is not used for -g (add it with quiver marketplace add -g)", ErrNotFound, name)
+		}
+		return Checkout{}, fmt.Errorf("%w %s in your home; add it with quiver marketplace add -g, see quiver marketplace list", ErrNotFound, name)
+	case len(hits) == 0:
+		return Checkout{}, fmt.Errorf("%w %s; add it with quiver marketplace add, see quiver marketplace list", ErrNotFound, name)
+	case len(hits) == 2 && !plugins.SameSource(hits[0].Entry.Source, hits[1].Entry.Source):
+		return Checkout{}, fmt.Errorf("marketplace %s is in the project (%s) and in your home (%s) with different sources; remove one (quiver marketplace remove [-g] %s) so it is clear which one you mean",
+			name, plugins.Redact(hits[0].Entry.Source), plugins.Redact(hits[1].Entry.Source), name)
+	}
+	mc := hits[0] // the project's, where both agree
+	if mc.Missing {
+		flag := ""
+		if mc.Location == plugins.Global {
+			flag = " -g"
+		}
+		return Checkout{MarketplaceCheckout: mc}, fmt.Errorf("marketplace %s is not checked out; run quiver plugin install%s", name, flag)
+	}
+	m, err := ReadDir(mc.Dir)
+	if err != nil {
+		return Checkout{MarketplaceCheckout: mc}, fmt.Errorf("marketplace %s: %w", name, err)
+	}
+	return Checkout{MarketplaceCheckout: mc, Market: m}, nil
+}
+
+func hasName(ms []plugins.MarketplaceCheckout, name string) bool {
+	for _, m := range ms {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}

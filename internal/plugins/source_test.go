@@ -1,0 +1,27 @@
+package plugins
+
+import "testing"
+
+func TestNormalSource(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://github.com/Acme/Guard.git", "github.com/Acme/Guard"},
+		{"https://GitHub.com/acme/guard/", "github.com/acme/guard"},
+		{"https://tok@github.com/acme/guard?x=1#f", "github.com/acme/guard"},
+		{"http://127.0.0.1:8080/acme/guard.git", "127.0.0.1:8080/acme/guard"},
+		{"ssh://git@github.com/acme/guard.git", "github.com/acme/guard"},
+		{"git@github.com:acme/guard.git", "github.com/acme/guard"},
+		{"file:///srv/plugins/x", "local:/srv/plugins/x"},
+		{"/srv/plugins/x/", "local:/srv/plugins/x"},
+		{"", ""},
+	} {
+		if got := NormalSource(c.in); got != c.want {
+			t.Errorf("NormalSource(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if !SameSource("https://github.com/acme/guard.git", "ssh://git@github.com/Acme/guard") {
+		t.Error("https and ssh of one repository differ")
+	}
+	if SameSource("https://github.com/acme/guard", "https://github.com/evil/guard") {
+		t.Error("two repositories are the same")
+	}
+}
