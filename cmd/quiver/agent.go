@@ -106,7 +106,7 @@ func (a *App) siteOf(ag *agents.Agent, layout plugins.Layout, global bool) agent
 		s.base = layout.ProjectDir
 		s.config = filepath.Join(s.base, ag.ConfigLocal)
 	}
-	s.record = filepath.Join(s.scope.Root, wiring.RecordFile)
+	s.record = filepath.Join(s.scope.MachineDir(), wiring.RecordFile)
 	return s
 }
 
@@ -188,7 +188,7 @@ func loadSite(site agentSite) (*wiring.Record, []byte, bool, error) {
 // lockAgents serializes the commands that write agents' files and a
 // scope's agents.yaml.
 func (a *App) lockAgents(ctx context.Context, s agentSite) (func(), error) {
-	return plugins.LockFile(ctx, filepath.Join(s.scope.Root, ".agents.lock"), plugins.DefaultLockWait, func() {
+	return plugins.LockFile(ctx, filepath.Join(s.scope.MachineDir(), ".agents.lock"), plugins.DefaultLockWait, func() {
 		fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish wiring agents in %s...\n", s.scope.Root)
 	})
 }
@@ -447,7 +447,7 @@ func (a *App) syncAgents(ctx context.Context, layout plugins.Layout) error {
 	docs := a.activeDocs(layout)
 	var errs []error
 	for _, s := range layout.Scopes() {
-		path := filepath.Join(s.Root, wiring.RecordFile)
+		path := filepath.Join(s.MachineDir(), wiring.RecordFile)
 		if _, err := os.Lstat(path); err != nil {
 			continue
 		}
@@ -568,7 +568,7 @@ func (a *App) agentRows() ([]agentListJSON, error) {
 	}
 	rows := []agentListJSON{}
 	for _, s := range layout.Scopes() {
-		rec, err := wiring.ReadRecord(filepath.Join(s.Root, wiring.RecordFile))
+		rec, err := wiring.ReadRecord(filepath.Join(s.MachineDir(), wiring.RecordFile))
 		if err != nil {
 			return nil, err
 		}

@@ -267,7 +267,11 @@ func (a *App) layout() (plugins.Layout, error) {
 	if err != nil {
 		return plugins.Layout{}, err
 	}
-	return plugins.NewLayout(project, global), nil
+	l := plugins.NewLayout(project, global)
+	if err := plugins.MigrateMachine(l, func(msg string) { a.warnf("quiver: %s", msg) }); err != nil {
+		return l, fmt.Errorf("move the project's machine records to %s: %w", l.Local.Machine, err)
+	}
+	return l, nil
 }
 
 // noArgs, exactArgs and minArgs are cobra's validators returning usage

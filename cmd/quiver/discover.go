@@ -29,16 +29,17 @@ func pluginOrEmpty(n plugins.Name) string {
 	return n.String()
 }
 
-// keepTrust runs a local plugin change the user asked for by name (add,
-// remove, update, enable, disable); when the project's hooks were trusted
-// (or there were none) before, the user's own change is trusted too and
-// the fingerprint is recorded again (SPEC §9), unless the trust record
-// changed meanwhile (a revocation is never undone) or something besides
-// the named plugins changed while the command ran (a pull that added a
-// hook is not the user's choice). names nil means any plugin (update
-// --all). Commands that install what the repository chose (plugin
+// keepTrust runs a local change the user asked for (plugin add, remove,
+// update, enable, disable; marketplace add, update, remove) and renews the
+// project's trust for exactly what it changed, under discovery's rules
+// (SPEC §9): only when the project matched its record before, only for
+// content from a source the user chose, and never inside an agent's
+// session. then runs after the change, outside agent sessions, to record
+// the user's choices (a source typed, a plugin removed).
+// ch may be filled in by change (a marketplace's name is known once it is
+// fetched). Commands that install what the repository chose (plugin
 // install) never come here.
-func (a *App) keepTrust(layout plugins.Layout, global bool, names []plugins.Name, change func() error) error {
+func (a *App) keepTrust(layout plugins.Layout, global bool, ch *discovery.Change, change func() error, then func() error) error {
 	if global || layout.Local == nil {
 		return change()
 	}
@@ -48,23 +49,40 @@ func (a *App) keepTrust(layout plugins.Layout, global bool, names []plugins.Name
 	if err := a.installer(layout, false).Repair(context.Background()); err != nil {
 		return err
 	}
-	before, err := discovery.SnapshotTrust(layout)
-	wasTrusted := err == nil && before.Trusted()
-	err = change()
-	if wasTrusted {
-		foreign, terr := discovery.RenewTrust(layout, before, names)
-		switch {
-		case len(foreign) > 0:
-			shown := foreign
-			if len(shown) > 5 {
-				shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(foreign)-5))
-			}
-			a.warnf("quiver: trust was not renewed: besides this command's plugins, %s changed while it ran; review with quiver hook list --all, then run quiver trust", strings.Join(shown, ", "))
-		case errors.Is(terr, discovery.ErrTrustChanged):
-			a.warnf("quiver: the project's trust changed while this command ran, so it was not renewed; review with quiver hook list --all, then run quiver trust")
-		case terr != nil:
-			a.warnf("quiver: could not record trust for the project's hooks: %v", terr)
+	agent := discovery.AgentSession(a.Getenv)
+	before, serr := discovery.SnapshotTrust(layout)
+	err := change()
+	if agent != "" {
+		if t, terr := discovery.ProjectTrust(layout, false); terr == nil && !t.Trusted() {
+			a.warnf("quiver: the project's hooks are not trusted, and quiver records no trust inside an agent's session (%s is set): run quiver trust yourself, in a terminal", agent)
 		}
+		return err
+	}
+	if then != nil {
+		if cerr := then(); cerr != nil {
+			a.warnf("quiver: could not record your choice of source: %v", cerr)
+		}
+	}
+	if serr != nil {
+		a.warnf("quiver: could not read the project's trust before the change, so it was not renewed: %v", serr)
+		return err
+	}
+	r, terr := discovery.RenewTrust(layout, before, *ch)
+	switch {
+	case errors.Is(terr, discovery.ErrTrustChanged):
+		a.warnf("quiver: the project's trust changed while this command ran, so it was not renewed; review with quiver hook list --all, then run quiver trust")
+	case terr != nil:
+		a.warnf("quiver: could not record trust for the project's hooks: %v", terr)
+	case r.Trust.Trusted():
+		// Nothing to say: what runs is trusted.
+	case r.Stale:
+		a.warnf("quiver: trust was not renewed: the project changed since you last trusted it (a pull?); quiver trust names what changed")
+	case len(r.Foreign) > 0:
+		shown := r.Foreign
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(r.Foreign)-5))
+		}
+		a.warnf("quiver: trust was not renewed: %s changed without being your choice (changed meanwhile, or fetched from a source the repository's lock or marketplace chose); review with quiver hook list --all, then run quiver trust", visible(strings.Join(shown, ", ")))
 	}
 	return err
 }

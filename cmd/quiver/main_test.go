@@ -69,6 +69,14 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"unchanged": cmdUnchanged,
 			"lockmatch": cmdLockMatch,
 			"serve":     cmdServe,
+			"machinedir": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: machinedir VAR")
+				}
+				project, err := plugins.ProjectDir("", ts.Getenv("QUIVER_PROJECT_DIR"), ts.MkAbs("."))
+				ts.Check(err)
+				ts.Setenv(args[0], plugins.ProjectMachineDir(ts.Getenv("QUIVER_HOME"), project))
+			},
 			"gitrm": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: gitrm NAME")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 )
@@ -80,7 +81,19 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
 				return &usageError{err: err, cmd: cmd}
 			}
 			in := a.installer(layout, global)
-			got, entry, err := in.AddMarketplace(cmd.Context(), spec, marketplaceNamer(name), force)
+			var got string
+			var entry plugins.MarketplaceEntry
+			ch := &discovery.Change{}
+			err = a.keepTrust(layout, global, ch, func() (err error) {
+				got, entry, err = in.AddMarketplace(cmd.Context(), spec, marketplaceNamer(name), force)
+				ch.Marketplaces = []string{got}
+				return err
+			}, func() error {
+				if got == "" {
+					return nil
+				}
+				return discovery.ChooseMarketplace(layout, got)
+			})
 			if err != nil {
 				return fmt.Errorf("add marketplace %s: %w", plugins.Redact(args[0]), err)
 			}
@@ -212,17 +225,23 @@ update for those.`,
 				}
 			}
 			failed := false
-			for _, n := range names {
-				from, to, err := in.UpdateMarketplace(cmd.Context(), n, marketplaceNamer(n))
-				switch {
-				case err != nil:
-					a.printError(fmt.Errorf("update marketplace %s: %w", n, err))
-					failed = true
-				case from == to:
-					a.warnf("Marketplace %s is up to date (%s)", n, shortOr(to, "-"))
-				default:
-					a.warnf("Updated marketplace %s: %s -> %s", n, shortOr(from, "-"), shortOr(to, "-"))
+			err = a.keepTrust(layout, global, &discovery.Change{Marketplaces: names}, func() error {
+				for _, n := range names {
+					from, to, err := in.UpdateMarketplace(cmd.Context(), n, marketplaceNamer(n))
+					switch {
+					case err != nil:
+						a.printError(fmt.Errorf("update marketplace %s: %w", n, err))
+						failed = true
+					case from == to:
+						a.warnf("Marketplace %s is up to date (%s)", n, shortOr(to, "-"))
+					default:
+						a.warnf("Updated marketplace %s: %s -> %s", n, shortOr(from, "-"), shortOr(to, "-"))
+					}
 				}
+				return nil
+			}, nil)
+			if err != nil {
+				return err
 			}
 			if failed {
 				return errReported
@@ -246,7 +265,18 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 				return err
 			}
 			in := a.installer(layout, global)
-			if err := in.RemoveMarketplace(cmd.Context(), args[0]); err != nil {
+			removed := false
+			err = a.keepTrust(layout, global, &discovery.Change{Marketplaces: args}, func() error {
+				err := in.RemoveMarketplace(cmd.Context(), args[0])
+				removed = err == nil
+				return err
+			}, func() error {
+				if !removed {
+					return nil
+				}
+				return discovery.Forget(layout, nil, args)
+			})
+			if err != nil {
 				if errors.Is(err, plugins.ErrNoMarketplace) {
 					if other, ok := layout.Other(in.Scope); ok {
 						if ms, _ := plugins.ListMarketplaces(other); hasMarketplace(ms, args[0]) {

@@ -267,7 +267,8 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	for _, j := range jobs {
 		touched = append(touched, j.name)
 	}
-	err = a.keepTrust(layout, o.Global, touched, func() error {
+	var chosen []plugins.Name
+	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: touched}, func() error {
 		var failed error
 		for _, j := range jobs {
 			p, err := a.addOne(cmd.Context(), in, j, o)
@@ -280,12 +281,13 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 				continue
 			}
 			added = append(added, toJSON(p))
+			chosen = append(chosen, p.Name)
 			if !o.JSON {
 				a.warnf("Installed %s %s%s: %s%s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents), unusedNote(p.Dir))
 			}
 		}
 		return failed
-	})
+	}, func() error { return discovery.ChoosePlugins(layout, chosen) })
 	if err != nil && len(jobs) == 1 {
 		return err
 	}
@@ -609,7 +611,17 @@ func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
 		return err
 	}
 	in := a.installer(layout, o.Global)
-	err = a.keepTrust(layout, o.Global, names, func() error { return in.Remove(cmd.Context(), names, o.KeepData) })
+	removed := false
+	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, func() error {
+		err := in.Remove(cmd.Context(), names, o.KeepData)
+		removed = err == nil
+		return err
+	}, func() error {
+		if !removed {
+			return nil
+		}
+		return discovery.Forget(layout, names, nil)
+	})
 	if err != nil {
 		return scopeError(err, "remove")
 	}

@@ -216,7 +216,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 		if len(names) > 0 {
 			touched = names
 		}
-		err = a.keepTrust(layout, o.Global, touched, change)
+		err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: touched}, change, nil)
 	}
 	if err != nil {
 		return scopeError(err, "update")
@@ -439,7 +439,7 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 				return err
 			}
 			in := a.installer(layout, global)
-			err = a.keepTrust(layout, global, names, func() error { return in.SetDisabled(cmd.Context(), names, disable) })
+			err = a.keepTrust(layout, global, &discovery.Change{Plugins: names}, func() error { return in.SetDisabled(cmd.Context(), names, disable) }, nil)
 			if err != nil {
 				return scopeError(err, verb)
 			}

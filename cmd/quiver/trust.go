@@ -29,6 +29,11 @@ type trustJSON struct {
 	// Files are the other files of the project's hooks' folders, which
 	// the fingerprint covers because the hooks may run them.
 	Files []string `json:"files"`
+	// Changed names what differs from the last record on this machine.
+	Changed []string `json:"changed"`
+	// Sources are the lock's sources that came with the repository,
+	// which trusting makes the user's own choice.
+	Sources []string `json:"sources"`
 }
 
 type trustHookJSON struct {
@@ -73,6 +78,19 @@ func (a *App) runTrust(o trustOptions) error {
 		return fmt.Errorf("%s is your home scope, whose hooks are always trusted; run quiver trust inside a project", layout.ProjectDir)
 	}
 	var t discovery.Trust
+	var changed, fromRepo []string
+	if agent := discovery.AgentSession(a.Getenv); agent != "" && !o.Revoke {
+		return fmt.Errorf("quiver trust records a person's decision, and this runs inside an agent's session (%s is set): run it yourself, in a terminal", agent)
+	}
+	if !o.Revoke {
+		// What the person is about to accept, named before it is.
+		if pre, err := discovery.ProjectTrust(layout, false); err == nil {
+			changed, _ = discovery.ChangedSinceRecord(layout, pre)
+		}
+		if fromRepo, err = discovery.RepositorySources(layout); err != nil {
+			return err
+		}
+	}
 	if o.Revoke {
 		had, err := discovery.RevokeTrust(layout)
 		if err != nil {
@@ -93,16 +111,13 @@ func (a *App) runTrust(o trustOptions) error {
 	}
 	if o.JSON {
 		out := trustJSON{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []trustHookJSON{}, Replaces: []string{},
-			Shadows: append([]string{}, t.Shadows...), Files: []string{}}
+			Shadows: append([]string{}, t.Shadows...), Files: []string{},
+			Changed: append([]string{}, changed...), Sources: append([]string{}, fromRepo...)}
 		for _, f := range t.Files {
 			out.Files = append(out.Files, f.Path)
 		}
-		escapes := map[string]string{}
-		for _, h := range t.Hooks {
-			escapes[h.Path] = h.Escape
-		}
-		for _, h := range t.Items {
-			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: escapes[h.Path]})
+		for _, h := range trustListing(t) {
+			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: h.Escape})
 		}
 		out.Replaces = append(out.Replaces, t.Replaces...)
 		return writeJSON(a.Stdout, out)
@@ -110,26 +125,29 @@ func (a *App) runTrust(o trustOptions) error {
 	if o.Revoke {
 		return nil
 	}
+	if len(changed) > 0 {
+		fmt.Fprintf(a.Stdout, "Changed since you last trusted %s: %s\n", layout.ProjectDir, visible(strings.Join(changed, ", ")))
+	}
+	if len(fromRepo) > 0 {
+		fmt.Fprintf(a.Stdout, "From sources the repository chose, now yours to update from:\n")
+		for _, line := range fromRepo {
+			fmt.Fprintln(a.Stdout, "  "+visible(line))
+		}
+	}
 	if t.Empty() {
-		a.warnf("%s has no project hooks; there is nothing to trust.", layout.ProjectDir)
+		a.warnf("%s has no project hooks; its plugin set is recorded as reviewed, so your own commands here keep it trusted.", layout.ProjectDir)
 		return nil
 	}
-	if len(t.Items) > 0 {
-		// One line per hook as hook list shows it; a file whose link
-		// leaves its folder says so.
-		escapes := map[string]string{}
-		for _, h := range t.Hooks {
-			escapes[h.Path] = h.Escape
-		}
+	if listing := trustListing(t); len(listing) > 0 {
 		fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Items), layout.ProjectDir)
-		for _, h := range t.Items {
+		for _, h := range listing {
 			rel, err := filepath.Rel(layout.ProjectDir, h.Path)
 			if err != nil {
 				rel = h.Path
 			}
 			line := fmt.Sprintf("  %-40s %s", h.Name, rel)
-			if e := escapes[h.Path]; e != "" {
-				line += " (invalid, never runs: " + e + ")"
+			if h.Escape != "" {
+				line += " (invalid, never runs: " + h.Escape + ")"
 			}
 			fmt.Fprintln(a.Stdout, visible(line))
 		}
@@ -146,4 +164,27 @@ func (a *App) runTrust(o trustOptions) error {
 	}
 	fmt.Fprintln(a.Stdout, "This holds until any of it changes; then quiver asks you again.")
 	return nil
+}
+
+// trustListing is what trust shows: each hook as hook list names it (a
+// native hook, a hooks.json handler), then the files of hooks folders that
+// are no hook (not regular, unsafe names) but which the fingerprint
+// covers, with why a hook never runs.
+func trustListing(t discovery.Trust) []discovery.ProjectHook {
+	escapes := map[string]string{}
+	for _, h := range t.Hooks {
+		escapes[h.Path] = h.Escape
+	}
+	var out []discovery.ProjectHook
+	listed := map[string]bool{}
+	for _, it := range t.Items {
+		out = append(out, discovery.ProjectHook{Name: it.Name, Path: it.Path, Escape: escapes[it.Path]})
+		listed[it.Path] = true
+	}
+	for _, h := range t.Hooks {
+		if !listed[h.Path] {
+			out = append(out, h)
+		}
+	}
+	return out
 }

@@ -37,7 +37,7 @@ func claudeHooks(l plugins.Layout, s source, hf plugins.HookFile, cfgs *caches[p
 		// their root, ${CLAUDE_PLUGIN_ROOT}/recipes/x.sh in a project
 		// ran a file that trust never hashed.
 		base.PluginRoot = filepath.Join(s.root, "hooks")
-		base.DataDir = filepath.Join(scopeOf(l, s.location).Root, "data", StandaloneData)
+		base.DataDir = filepath.Join(scopeOf(l, s.location).DataRoot(), StandaloneData)
 	}
 	cfg := loadConfig(hf, cfgs.of(l, s.location))
 	if cfg.Error != "" {

@@ -264,10 +264,13 @@ func TestDirIndexCannotBePlanted(t *testing.T) {
 			t.Fatalf("index not rewritten:\n%s", data)
 		}
 	}
-	// A project whose cache/ leads elsewhere is never written to.
-	os.RemoveAll(s.CacheDir())
+	// A project whose .quiver/cache leads elsewhere is never written
+	// to: a project's caches live in its machine folder (SPEC §1).
+	if strings.HasPrefix(s.CacheDir(), s.Root) {
+		t.Fatalf("the project's cache is in the project: %s", s.CacheDir())
+	}
 	elsewhere := t.TempDir()
-	os.Symlink(elsewhere, s.CacheDir())
+	os.Symlink(elsewhere, filepath.Join(s.Root, "cache"))
 	time.Sleep(2 * racyWindow)
 	ix := loadDirIndex(s, plugins.HookKind, nil)
 	plugins.ScanWith(s.Root, plugins.HookKind, ix)

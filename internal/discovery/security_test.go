@@ -176,8 +176,8 @@ func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			before, err := SnapshotTrust(tr.layout)
-			if err != nil || !before.Trusted() {
-				t.Fatalf("not trusted before: %v", err)
+			if err != nil || !before.Matched() {
+				t.Fatalf("not as recorded before: %v", err)
 			}
 			// The user's change: a plugin with a hook, and its lock entry.
 			tr.hook(plugins.Local, "plugins/acme@guard/hooks/check", BeforeToolCall)
@@ -191,10 +191,15 @@ func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
 				tr.hook(plugins.Local, "hooks/pulled", BeforeToolCall)
 			}
 			name, _ := plugins.ParseName("acme/guard")
-			others, err := RenewTrust(tr.layout, before, []plugins.Name{name})
+			// The user typed its source.
+			if err := ChoosePlugins(tr.layout, []plugins.Name{name}); err != nil {
+				t.Fatal(err)
+			}
+			r, err := RenewTrust(tr.layout, before, Change{Plugins: []plugins.Name{name}})
 			if err != nil {
 				t.Fatal(err)
 			}
+			others := r.Foreign
 			after, err := ProjectTrust(tr.layout, false)
 			if err != nil {
 				t.Fatal(err)

@@ -19,11 +19,15 @@ import (
 // A marketplace is a git repository checked out (without .git) into
 // <scope>/marketplaces/<name> and recorded in the lock's marketplaces
 // section (SPEC §12). Changes go through the same scope lock as plugins
-// and the same staged swap. Instead of a journal, each checkout carries a
-// stamp (.quiver-marketplace.json) naming what it is, written before it
-// is swapped in: after a kill, repairMarketplaces makes the lock agree
-// with the folders (rolling forward), so either the old or the new state
-// is what every command sees.
+// and the same staged swap. Each checkout carries a stamp
+// (.quiver-marketplace.json) naming what it is, written before it is
+// swapped in, and the change is journaled in the scope's machine folder
+// (state/marketplaces/<name>.json) until the lock records it: after a
+// kill, repairMarketplaces rolls a journaled change forward, so either
+// the old or the new state is what every command sees. A checkout whose
+// stamp differs from the lock without a journal is not an interrupted
+// change but a lock that changed under it (a git pull): the lock is the
+// project's word, and the checkout is stale until plugin install.
 
 // stampFile names a marketplace checkout's record of itself.
 const stampFile = ".quiver-marketplace.json"
@@ -115,19 +119,40 @@ func (in *Installer) AddMarketplace(ctx context.Context, spec Spec, nameOf Marke
 	return name, entry, in.putMarketplace(lock, name, stage, entry)
 }
 
+// marketplaceJournal is where a change of marketplace name is journaled
+// until the lock records it: in the scope's machine folder, which no
+// repository can write.
+func (in *Installer) marketplaceJournal(name string) string {
+	return filepath.Join(in.Scope.StateDir(), "marketplaces", name+".json")
+}
+
 // putMarketplace swaps a staged checkout in and records it.
 func (in *Installer) putMarketplace(lock *Lock, name, stage string, entry MarketplaceEntry) error {
 	final := in.Scope.MarketplaceDir(name)
 	_, statErr := os.Lstat(final)
 	backup := in.marketplaceTemp(".backup-", name)
+	journal := in.marketplaceJournal(name)
+	data, err := json.Marshal(marketplaceStamp{Name: name, MarketplaceEntry: entry})
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(journal), 0o700)
+	}
+	if err == nil {
+		err = WriteFileAtomic(journal, data, 0o600)
+	}
+	if err != nil {
+		os.RemoveAll(stage)
+		return fmt.Errorf("journal marketplace %s: %w", name, err)
+	}
 	if err := in.swapIn(stage, final, backup, statErr == nil); err != nil {
 		os.RemoveAll(stage)
+		os.Remove(journal)
 		return fmt.Errorf("put marketplace %s in place: %w", name, err)
 	}
 	lock.Marketplaces[name] = entry
 	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
-		return err // the stamp lets the next command record it
+		return err // the journal lets the next command record it
 	}
+	os.Remove(journal)
 	os.RemoveAll(stage) // the old checkout, if any
 	os.RemoveAll(backup)
 	if in.Scope.Location == Local {
@@ -262,18 +287,38 @@ func (in *Installer) repairMarketplaces(lock *Lock) (changed bool, err error) {
 			}
 			continue
 		}
-		if cur, ok := lock.Marketplaces[name]; !ok || cur != st.MarketplaceEntry {
+		cur, ok := lock.Marketplaces[name]
+		if ok && cur == st.MarketplaceEntry {
+			os.Remove(in.marketplaceJournal(name))
+			continue
+		}
+		if j, err := readStampFile(in.marketplaceJournal(name)); err == nil && j == st {
+			// This machine swapped the checkout in and was stopped
+			// before it wrote the lock: finish the change.
 			lock.Marketplaces[name] = st.MarketplaceEntry
 			changed = true
 			in.notify(fmt.Sprintf("completed an interrupted change of marketplace %s", name))
+		} else if !ok {
+			// The lock no longer names it (a pull removed it): the
+			// checkout is a leftover.
+			os.RemoveAll(p)
+			in.notify(fmt.Sprintf("removed marketplace folder %s, which the lock no longer names", p))
 		}
+		// Else the lock changed under the checkout (a pull): the lock
+		// is the project's word; plugin install checks it out.
+		os.Remove(in.marketplaceJournal(name))
 	}
 	return changed, nil
 }
 
 func readStamp(dir string) (marketplaceStamp, error) {
+	return readStampFile(filepath.Join(dir, stampFile))
+}
+
+// readStampFile reads a stamp, or a journal (which has a stamp's shape).
+func readStampFile(path string) (marketplaceStamp, error) {
 	var st marketplaceStamp
-	data, err := safefs.ReadFile(filepath.Join(dir, stampFile), safefs.MaxMeta)
+	data, err := safefs.ReadFile(path, safefs.MaxMeta)
 	if err == nil {
 		err = json.Unmarshal(data, &st)
 	}
@@ -285,11 +330,14 @@ func readStamp(dir string) (marketplaceStamp, error) {
 
 // MarketplaceCheckout is an added marketplace as on disk.
 type MarketplaceCheckout struct {
-	Name     string
-	Scope    Scope
-	Dir      string
-	Entry    MarketplaceEntry
-	Missing  bool
+	Name    string
+	Scope   Scope
+	Dir     string
+	Entry   MarketplaceEntry
+	Missing bool
+	// Stale: the checkout is not what the lock names (the lock changed
+	// under it, as a git pull does); plugin install checks it out.
+	Stale    bool
 	Location Location
 }
 
@@ -304,6 +352,8 @@ func ListMarketplaces(s Scope) ([]MarketplaceCheckout, error) {
 		m := MarketplaceCheckout{Name: name, Scope: s, Dir: s.MarketplaceDir(name), Entry: e, Location: s.Location}
 		if fi, err := os.Lstat(m.Dir); err != nil || !fi.IsDir() {
 			m.Missing = true
+		} else if st, err := readStamp(m.Dir); err != nil || st.Name != name || st.MarketplaceEntry != e {
+			m.Stale = true
 		}
 		out = append(out, m)
 	}

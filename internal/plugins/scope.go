@@ -1,6 +1,8 @@
 package plugins
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +22,25 @@ const (
 type Scope struct {
 	Location Location
 	Root     string
+	// Machine is where the scope keeps what belongs to this machine and
+	// not to the repository (SPEC §1, §9): caches, state, plugin data,
+	// the agents' wiring record, the user's recorded choices. For the
+	// global scope it is Root; for a project it is
+	// $QUIVER_HOME/projects/<id>, so a repository can never plant them.
+	// "" means Root.
+	Machine string
 }
+
+// machine is the scope's machine-owned folder.
+func (s Scope) machine() string {
+	if s.Machine == "" {
+		return s.Root
+	}
+	return s.Machine
+}
+
+// MachineDir is the scope's machine-owned folder (see Scope.Machine).
+func (s Scope) MachineDir() string { return s.machine() }
 
 // PluginsDir is where the scope's plugins are installed.
 func (s Scope) PluginsDir() string { return filepath.Join(s.Root, "plugins") }
@@ -29,19 +49,25 @@ func (s Scope) PluginsDir() string { return filepath.Join(s.Root, "plugins") }
 func (s Scope) PluginDir(n Name) string { return filepath.Join(s.PluginsDir(), n.Dir()) }
 
 // DataDir is the plugin's persistent data folder, which survives updates.
-func (s Scope) DataDir(n Name) string { return filepath.Join(s.Root, "data", n.Dir()) }
+func (s Scope) DataDir(n Name) string { return filepath.Join(s.machine(), "data", n.Dir()) }
 
-// LockPath is the scope's lock file.
+// DataRoot holds the scope's plugin data folders.
+func (s Scope) DataRoot() string { return filepath.Join(s.machine(), "data") }
+
 // MarketplacesDir holds the scope's marketplaces (SPEC §12).
 func (s Scope) MarketplacesDir() string { return filepath.Join(s.Root, "marketplaces") }
 
 // MarketplaceDir is where marketplace name is checked out.
 func (s Scope) MarketplaceDir(name string) string { return filepath.Join(s.MarketplacesDir(), name) }
 
+// LockPath is the scope's lock file.
 func (s Scope) LockPath() string { return filepath.Join(s.Root, "quiver.lock") }
 
 // CacheDir holds disposable caches.
-func (s Scope) CacheDir() string { return filepath.Join(s.Root, "cache") }
+func (s Scope) CacheDir() string { return filepath.Join(s.machine(), "cache") }
+
+// StateDir holds quiver's own records that are not caches (SPEC §1).
+func (s Scope) StateDir() string { return filepath.Join(s.machine(), "state") }
 
 // mutexPath is the file flock(2)ed by mutating commands.
 func (s Scope) mutexPath() string { return filepath.Join(s.Root, ".lock") }
@@ -55,7 +81,7 @@ func (s Scope) CheckLinks() error {
 	if s.Location != Local {
 		return nil
 	}
-	for _, p := range []string{s.Root, s.PluginsDir(), s.MarketplacesDir(), filepath.Join(s.Root, "data"), s.CacheDir(), s.LockPath(), s.mutexPath()} {
+	for _, p := range []string{s.Root, s.PluginsDir(), s.MarketplacesDir(), s.LockPath(), s.mutexPath()} {
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			continue
@@ -84,9 +110,27 @@ func NewLayout(projectDir, globalRoot string) Layout {
 	}
 	localRoot := filepath.Join(projectDir, ".quiver")
 	if !sameDir(localRoot, globalRoot) {
-		l.Local = &Scope{Location: Local, Root: localRoot}
+		l.Local = &Scope{Location: Local, Root: localRoot, Machine: ProjectMachineDir(globalRoot, projectDir)}
 	}
 	return l
+}
+
+// ProjectMachineDir is the folder under the user's home where a project's
+// machine-owned records live: projects/<folder name>-<16 hex of the
+// path's sha256>, readable by people and unique per path.
+func ProjectMachineDir(globalRoot, projectDir string) string {
+	sum := sha256.Sum256([]byte(projectDir))
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(projectDir))
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	base = strings.TrimLeft(base, ".")
+	return filepath.Join(globalRoot, "projects", base+"-"+hex.EncodeToString(sum[:8]))
 }
 
 // Scopes returns the scopes in precedence order: local first.

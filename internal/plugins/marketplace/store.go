@@ -91,6 +91,9 @@ func (s *Store) find(name string) (Checkout, error) {
 		}
 		return Checkout{MarketplaceCheckout: mc}, fmt.Errorf("marketplace %s is not checked out; run quiver plugin install%s", name, flag)
 	}
+	if mc.Stale {
+		return Checkout{MarketplaceCheckout: mc}, fmt.Errorf("marketplace %s is checked out at another commit than the lock says (the lock changed, a git pull?); run quiver plugin install to check it out", name)
+	}
 	m, err := ReadDir(mc.Dir)
 	if err != nil {
 		return Checkout{MarketplaceCheckout: mc}, fmt.Errorf("marketplace %s: %w", name, err)

@@ -25,6 +25,10 @@ func addTo(t *testing.T, s plugins.Scope, name, source, desc string) {
 	}
 	dir := filepath.Join(s.MarketplaceDir(name), ".claude-plugin")
 	os.MkdirAll(dir, 0o755)
+	stamp := `{"name":"` + name + `","source":"` + source + `"}`
+	if err := os.WriteFile(filepath.Join(s.MarketplaceDir(name), ".quiver-marketplace.json"), []byte(stamp), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	data := `{"name":"` + name + `","plugins":[{"name":"p","description":"` + desc + `","source":"./p"}]}`
 	if err := os.WriteFile(filepath.Join(dir, "marketplace.json"), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
