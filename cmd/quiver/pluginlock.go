@@ -439,7 +439,17 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 				return err
 			}
 			in := a.installer(layout, global)
-			err = a.keepTrust(layout, global, &discovery.Change{Plugins: names}, func() error { return in.SetDisabled(cmd.Context(), names, disable) }, nil)
+			changed := false
+			err = a.keepTrust(layout, global, &discovery.Change{Plugins: names}, func() error {
+				err := in.SetDisabled(cmd.Context(), names, disable)
+				changed = err == nil
+				return err
+			}, func() error {
+				if !changed {
+					return nil
+				}
+				return discovery.ChooseDisabled(layout, names, disable)
+			})
 			if err != nil {
 				return scopeError(err, verb)
 			}

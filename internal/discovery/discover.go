@@ -324,10 +324,36 @@ func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 		cache *fileCache[hookType]
 	}
 	var asks []pending
+	// A repository cannot switch off the user's guards (SPEC §9): a
+	// project plugin shadows the user's global install of the same name
+	// only while it is in force: trusted, not escaping its folder, and
+	// not disabled by a lock entry the user did not disable here.
+	inForce := map[plugins.Name]bool{}
+	var userDisabled map[string]bool
 	for _, s := range srcs {
-		if s.shadowedBy != "" && !trusted {
-			// An untrusted project contributes nothing, so it cannot
-			// shadow (switch off) the user's own global hooks either.
+		if !s.project || s.plugin.IsZero() {
+			continue
+		}
+		ok := trusted && rootEscapes[s.root] == ""
+		for _, it := range s.contents.Hooks {
+			ok = ok && escapes[it.Path] == ""
+		}
+		for _, hf := range s.contents.HookFiles {
+			ok = ok && escapes[hf.Path] == ""
+		}
+		if ok && s.disabled {
+			if userDisabled == nil {
+				userDisabled = disabledByUser(o.Layout)
+			}
+			ok = userDisabled[s.plugin.String()]
+		}
+		inForce[s.plugin] = ok
+	}
+	for _, s := range srcs {
+		if s.shadowedBy != "" && !inForce[s.plugin] {
+			// An untrusted, broken or repository-disabled project
+			// plugin contributes nothing, so it cannot shadow (switch
+			// off) the user's own global hooks either.
 			s.shadowedBy = ""
 		}
 		if !s.disabled && s.shadowedBy == "" {

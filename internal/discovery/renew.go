@@ -211,6 +211,10 @@ const ChoicesFile = "choices.json"
 type choices struct {
 	Plugins      map[string]choice `json:"plugins"`
 	Marketplaces map[string]choice `json:"marketplaces"`
+	// Disabled names the project's plugins the user disabled on this
+	// machine: only those may switch off a global install of the same
+	// name (a lock entry committed as disabled may not).
+	Disabled map[string]bool `json:"disabled,omitempty"`
 }
 
 // choice is where a plugin or marketplace comes from: for a marketplace
@@ -224,7 +228,7 @@ type choice struct {
 func choicesPath(l plugins.Layout) string { return filepath.Join(l.Local.MachineDir(), ChoicesFile) }
 
 func readChoices(l plugins.Layout) (*choices, error) {
-	c := &choices{Plugins: map[string]choice{}, Marketplaces: map[string]choice{}}
+	c := &choices{Plugins: map[string]choice{}, Marketplaces: map[string]choice{}, Disabled: map[string]bool{}}
 	data, err := safefs.ReadFile(choicesPath(l), safefs.MaxMeta)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
@@ -241,7 +245,37 @@ func readChoices(l plugins.Layout) (*choices, error) {
 	if c.Marketplaces == nil {
 		c.Marketplaces = map[string]choice{}
 	}
+	if c.Disabled == nil {
+		c.Disabled = map[string]bool{}
+	}
 	return c, nil
+}
+
+// disabledByUser is the set of the project's plugins the user disabled on
+// this machine (empty when unknown).
+func disabledByUser(l plugins.Layout) map[string]bool {
+	if l.Local == nil {
+		return map[string]bool{}
+	}
+	c, err := readChoices(l)
+	if err != nil {
+		return map[string]bool{}
+	}
+	return c.Disabled
+}
+
+// ChooseDisabled records that the user disabled (or enabled) the named
+// plugins on this machine.
+func ChooseDisabled(l plugins.Layout, names []plugins.Name, disabled bool) error {
+	return updateChoices(l, func(c *choices, _ *plugins.Lock) {
+		for _, n := range names {
+			if disabled {
+				c.Disabled[n.String()] = true
+			} else {
+				delete(c.Disabled, n.String())
+			}
+		}
+	})
 }
 
 // updateChoices changes the record under a file lock; a change that
@@ -320,6 +354,7 @@ func Forget(l plugins.Layout, names []plugins.Name, marketplaces []string) error
 	return updateChoices(l, func(c *choices, _ *plugins.Lock) {
 		for _, n := range names {
 			delete(c.Plugins, n.String())
+			delete(c.Disabled, n.String())
 		}
 		for _, m := range marketplaces {
 			delete(c.Marketplaces, m)
@@ -337,6 +372,9 @@ func chooseAll(l plugins.Layout) error {
 		for n, e := range lock.Marketplaces {
 			c.Marketplaces[n] = choice{Source: e.Source}
 		}
+		// Not the lock's disabled entries: disabling a plugin here is
+		// done only by plugin disable, since a committed one could
+		// switch a global guard off (SPEC §9).
 	})
 }
 
