@@ -86,7 +86,7 @@ func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, o plugins.S
 	if !filepath.IsAbs(dir) {
 		addArg = "./" + strings.TrimPrefix(dir, "./") // a spec without ./ would be read as org/repo
 	}
-	a.warnf("Created plugin %s in %s. Next: quiver plugin validate %s && quiver plugin add %s", name, dir, dir, addArg)
+	a.warnf("Created plugin %s in %s. Next: quiver plugin validate --run %s && quiver plugin add %s", name, dir, dir, addArg)
 	return nil
 }
 
@@ -137,7 +137,7 @@ func (a *App) printReport(r report) {
 }
 
 func (a *App) newPluginValidateCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, run bool
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
 		Short: "Check a plugin repository for everything an author can get wrong",
@@ -149,10 +149,12 @@ differs from their folder, recipes whose frontmatter does not parse,
 symlinks leading out of the plugin, an empty plugin, a plugin.yaml that does
 not parse. Each finding comes with the file, the reason and a fix.
 
-This RUNS the plugin's hooks (with "hook" and with "run" on a sample
-payload), so validate only code you are willing to run. Exits 1 on errors,
-0 with warnings only.`,
-		Example: "  quiver plugin validate\n  quiver plugin validate ./my-plugin --json",
+Native hooks are checked without running them (exec bit, #! line) unless
+--run is given: then each is asked "hook" and run on a sample payload for
+its event, which runs the plugin's code, so pass --run only for code you
+are willing to run (your own). Claude-format hooks.json files are checked
+by reading them. Exits 1 on errors, 0 with warnings only.`,
+		Example: "  quiver plugin validate --run\n  quiver plugin validate ./my-plugin --json",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
@@ -166,8 +168,10 @@ payload), so validate only code you are willing to run. Exits 1 on errors,
 			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 				return fmt.Errorf("%s is not a folder", dir)
 			}
-			a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
-			r := newReport(abs, validatePlugin(cmd.Context(), abs))
+			if run {
+				a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
+			}
+			r := newReport(abs, validatePlugin(cmd.Context(), abs, run))
 			if asJSON {
 				if err := writeJSON(a.Stdout, r); err != nil {
 					return err
@@ -185,6 +189,7 @@ payload), so validate only code you are willing to run. Exits 1 on errors,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&run, "run", false, "also run each native hook (\"hook\", then \"run\" on a sample payload): runs the plugin's code")
 	return cmd
 }
 
@@ -199,7 +204,7 @@ var samplePayloads = map[string]string{
 }
 
 // validatePlugin checks the plugin folder dir and returns its findings.
-func validatePlugin(ctx context.Context, dir string) []finding {
+func validatePlugin(ctx context.Context, dir string, run bool) []finding {
 	var out []finding
 	add := func(sev, file, reason, fix string) {
 		out = append(out, finding{Severity: sev, File: file, Reason: reason, Fix: fix})
@@ -242,7 +247,7 @@ func validatePlugin(ctx context.Context, dir string) []finding {
 			add("info", rel(h.Path), "disabled by its .disable suffix: listed, never run", "")
 			continue
 		}
-		out = append(out, validateHook(ctx, dir, rel(h.Path), h.Path, dataDir, ex)...)
+		out = append(out, validateHook(ctx, dir, rel(h.Path), h.Path, dataDir, ex, run)...)
 	}
 	out = append(out, validateClaude(dir, c, rel)...)
 	for _, kind := range []discovery.Kind{discovery.Skill, discovery.Recipe} {
@@ -333,9 +338,11 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []f
 	return out
 }
 
-// validateHook checks one executable: #! line, its answer to `hook`, and a
-// run on the sample payload for its event.
-func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor) []finding {
+// validateHook checks one executable: its #! line and, when run is set,
+// its answer to `hook` and a run on the sample payload for its event.
+// Without run nothing of the plugin's is executed (SPEC §9: nothing
+// untrusted is executed to learn about it).
+func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor, run bool) []finding {
 	errf := func(reason, fix string) []finding {
 		return []finding{{Severity: "error", File: relPath, Reason: reason, Fix: fix}}
 	}
@@ -343,6 +350,9 @@ func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *h
 		return errf(err.Error(), "")
 	} else if !strings.HasPrefix(head, "#!") && head != "\x7fELF" && !isMachO(head) {
 		return errf("no #! line, so it cannot be executed", "start it with #!/usr/bin/env bash (or your interpreter)")
+	}
+	if !run {
+		return []finding{{Severity: "info", File: relPath, Reason: "not run: its event and its answer are checked with --run, which runs it"}}
 	}
 	declared, err := discovery.AskType(ctx, path, dir, ex.Env, discovery.DefaultQueryTimeout)
 	event := declared.Event
