@@ -2,7 +2,11 @@ package claude
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // bashCases is how Claude Code judges a Bash `if` (notes §C): every simple
@@ -162,6 +166,33 @@ func TestConditionBash(t *testing.T) {
 	}
 }
 
+// FuzzConditionCompound checks that a rule which matches a command still
+// matches it as a part of a longer line. A fragment that bash cannot read
+// alone is not a command, and may read differently after a prefix ("; ls"
+// fails alone, "FOO=1 ; ls" does not), so such fragments are skipped.
+func FuzzConditionCompound(f *testing.F) {
+	for _, tt := range bashCases {
+		f.Add(tt.rule, tt.command)
+	}
+	f.Fuzz(func(t *testing.T, rule, command string) {
+		// Commands and rules arrive in JSON: valid UTF-8.
+		if !utf8.ValidString(rule) || !utf8.ValidString(command) {
+			return
+		}
+		if _, err := ParseCondition("Bash(" + rule + ")"); err != nil {
+			return
+		}
+		if !matchesBash(t, rule, command) || !parses(command) {
+			return
+		}
+		for _, line := range []string{"true && " + command, "FOO=1 " + command, "echo x | " + command} {
+			if !matchesBash(t, rule, line) {
+				t.Errorf("Bash(%s) matches %q but not %q", rule, command, line)
+			}
+		}
+	})
+}
+
 // BenchmarkConditionBash is the cost a Bash condition adds to one event.
 func BenchmarkConditionBash(b *testing.B) {
 	c, err := ParseCondition("Bash(git push *)")
@@ -174,4 +205,9 @@ func BenchmarkConditionBash(b *testing.B) {
 			b.Fatal("matched")
 		}
 	}
+}
+
+func parses(line string) bool {
+	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	return err == nil
 }

@@ -138,7 +138,7 @@ func (s *splitter) call(c *syntax.CallExpr) {
 // assign returns an assignment as the argument a declaration command
 // ("export A=1") receives.
 func (s *splitter) assign(a *syntax.Assign) word {
-	if a.Array != nil || a.Index != nil {
+	if a.Array != nil {
 		s.unknown = true
 		return word{}
 	}
@@ -146,6 +146,18 @@ func (s *splitter) assign(a *syntax.Assign) word {
 		return s.word(a.Value)
 	}
 	g := glob(nil).text(a.Name.Value)
+	if a.Index != nil { // a[i]=x: the index is arithmetic
+		syntax.Walk(a.Index, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+				s.unknown = true
+			case *syntax.ParamExp:
+				s.unknown = s.unknown || !n.Short
+			}
+			return !s.unknown
+		})
+		g = g.any()
+	}
 	if a.Naked {
 		return word{g: g}
 	}
