@@ -104,6 +104,7 @@ var bashCases = []struct {
 	{"git push *", "if true; then", true},
 	{"git push *", "ls )", true},
 	{"git push *", "ls &&", true},
+	{"git push *", "ls # a note\\\ngit push", true}, // bash ends the comment at the newline; the parser would not
 
 	// x:* is x alone or x and more words.
 	{"git push:*", "git push", true},

@@ -19,16 +19,36 @@ type word struct {
 // newlines, inside ( ) and { } groups and the bodies of if, while, until,
 // for, select and case. Leading variable assignments and redirections are
 // not arguments, and quotes are gone. ok is false, so that the caller can
-// fail safe, when the line does not parse or holds something whose
+// fail safe, when the line does not parse, would be read otherwise by the
+// parser than by bash (commentJoinsLines), or holds something whose
 // commands cannot be known before it runs (splitter).
 func simpleCommands(line string) (cmds [][]word, ok bool) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
-	if err != nil {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(line), "")
+	if err != nil || commentJoinsLines(f, line) {
 		return nil, false
 	}
 	var s splitter
 	s.stmts(f.Stmts)
 	return s.cmds, !s.unknown
+}
+
+// commentJoinsLines reports a comment that ends in a backslash. For bash
+// the comment ends at the newline all the same; the parser (mvdan.cc/sh
+// v3.14.1) reads the backslash and newline as a line continuation and
+// joins the next line to the command before the comment, so that
+// "ls #\<newline>git push" would look like one command, "ls git push".
+func commentJoinsLines(f *syntax.File, line string) bool {
+	if !strings.Contains(line, "\\\n") && !strings.Contains(line, "\\\r\n") {
+		return false
+	}
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && strings.HasSuffix(c.Text, "\\\n") {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // splitter collects simple commands. It gives up (unknown) at a command
