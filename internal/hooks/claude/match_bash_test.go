@@ -153,6 +153,17 @@ func TestConditionBash(t *testing.T) {
 			t.Errorf("Bash(%s) on %q = %v, want %v", tt.rule, tt.command, got, tt.want)
 		}
 	}
+	// Too long or deep to parse on every tool call: the guard runs.
+	deep := strings.Repeat("( ", 300) + "ls" + strings.Repeat(" )", 300)
+	long := "echo " + strings.Repeat("x", 20<<10)
+	for _, line := range []string{deep, long} {
+		if !matchesBash(t, "git push *", line) {
+			t.Errorf("a line of %d bytes skipped the guard", len(line))
+		}
+	}
+	if matchesBash(t, "git push *", "echo "+strings.Repeat("x", 10<<10)) {
+		t.Error("a long line that cannot run git push matched")
+	}
 	c, err := ParseCondition("Bash(git push *)")
 	if err != nil {
 		t.Fatal(err)

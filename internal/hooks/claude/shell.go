@@ -19,10 +19,14 @@ type word struct {
 // newlines, inside ( ) and { } groups and the bodies of if, while, until,
 // for, select and case. Leading variable assignments and redirections are
 // not arguments, and quotes are gone. ok is false, so that the caller can
-// fail safe, when the line does not parse, would be read otherwise by the
-// parser than by bash (commentJoinsLines), or holds something whose
-// commands cannot be known before it runs (splitter).
+// fail safe, when the line is too long or nested to parse (tooDeep), does
+// not parse, would be read otherwise by the parser than by bash
+// (commentJoinsLines), or holds something whose commands cannot be known
+// before it runs (splitter).
 func simpleCommands(line string) (cmds [][]word, ok bool) {
+	if tooDeep(line) {
+		return nil, false
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(line), "")
 	if err != nil || commentJoinsLines(f, line) {
 		return nil, false
@@ -30,6 +34,26 @@ func simpleCommands(line string) (cmds [][]word, ok bool) {
 	var s splitter
 	s.stmts(f.Stmts)
 	return s.cmds, !s.unknown
+}
+
+// tooDeep reports a line too long or too bracketed to parse on an agent's
+// every tool call. The parser recurses once per level of nesting, with
+// some kilobytes of stack each, and takes milliseconds per level of
+// "((" (a line of 100,000 overflows the stack, which no recover catches).
+// A line a guard should see whole anyway is far longer than this.
+func tooDeep(line string) bool {
+	const maxLen, maxBrackets = 16 << 10, 256
+	if len(line) > maxLen {
+		return true
+	}
+	n := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '(', '{', '[':
+			n++
+		}
+	}
+	return n > maxBrackets
 }
 
 // commentJoinsLines reports a comment that ends in a backslash. For bash
