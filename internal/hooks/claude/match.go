@@ -66,14 +66,16 @@ func plainNames(m string) bool {
 // "Bash(git commit:*)", "Edit(*.ts)", "WebFetch(domain:example.com)",
 // "mcp__github". quiver evaluates the forms whose meaning is settled by
 // the tool input alone; ParseCondition refuses the rest, so a handler is
-// never run unconditionally because its condition was not understood.
+// never run unconditionally because its condition was not understood. A
+// Bash rule is checked against every simple command of the line, and a
+// line quiver cannot follow matches (see bashRule.match).
 type Condition struct {
 	tool string
 	// kind says how the specifier is matched: "" (any use of the tool),
 	// "command", "path" or "domain".
 	kind string
 	spec string
-	re   *regexp.Regexp
+	bash bashRule
 }
 
 // pathField names the input field holding the file of the tools whose
@@ -112,7 +114,9 @@ func ParseCondition(s string) (*Condition, error) {
 	case strings.HasPrefix(c.tool, "mcp__"):
 		return cannot("MCP rules take no specifier")
 	case c.tool == "Bash":
-		c.kind, c.re = "command", commandPattern(c.spec)
+		if r := parseBashRule(c.spec); !r.any() {
+			c.kind, c.bash = "command", r
+		}
 	case pathField(c.tool) != "":
 		if c.spec == "" {
 			return cannot("empty path pattern")
@@ -130,22 +134,80 @@ func ParseCondition(s string) (*Condition, error) {
 	return c, nil
 }
 
-// commandPattern turns a Bash rule into an anchored expression: "*" is
-// any text; a trailing " *" (or the older ":*") also matches the bare
-// command, so "git commit:*" matches "git commit" and "git commit -m x"
-// but not "git committed".
-func commandPattern(spec string) *regexp.Regexp {
-	tail := ""
-	if p, ok := strings.CutSuffix(spec, ":*"); ok {
-		spec, tail = p, `(?:\s.*)?`
-	} else if p, ok := strings.CutSuffix(spec, " *"); ok {
-		spec, tail = p, `(?:\s.*)?`
+// bashRule is a Bash rule's specifier as the command texts it accepts.
+type bashRule []glob
+
+// parseBashRule reads a specifier as Claude does: "x:*" is x alone or x
+// followed by a space and anything; otherwise "*" is any text, the rule
+// spans the whole command, and a rule ending in " *" also takes the bare
+// command ("git push *" takes "git push"; Claude does so only when that
+// is the rule's one star). Runs of white space count as one space; "\*"
+// is a star, and "\(" and "\)" are parentheses.
+func parseBashRule(spec string) bashRule {
+	spec = strings.TrimSpace(spec)
+	if p, ok := strings.CutSuffix(spec, ":*"); ok && strings.TrimSpace(p) != "" {
+		g := ruleGlob(strings.TrimSpace(p))
+		return bashRule{g, append(g[:len(g):len(g)], ' ', anyText)}
 	}
-	parts := strings.Split(spec, "*")
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
+	g := ruleGlob(spec)
+	if n := len(g); n >= 2 && g[n-2] == ' ' && g[n-1] == anyText {
+		return bashRule{g, g[:n-2]}
 	}
-	return regexp.MustCompile(`(?s)^` + strings.Join(parts, ".*") + tail + `$`)
+	return bashRule{g}
+}
+
+func ruleGlob(spec string) glob {
+	var g glob
+	for i := 0; i < len(spec); i++ {
+		switch c := spec[i]; {
+		case c == '\\' && i+1 < len(spec) && strings.IndexByte(`*\()`, spec[i+1]) >= 0:
+			i++
+			g = append(g, int16(spec[i]))
+		case c == '*':
+			g = g.any()
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			if len(g) == 0 || g[len(g)-1] != ' ' {
+				g = append(g, ' ')
+			}
+		default:
+			g = append(g, int16(c))
+		}
+	}
+	return g
+}
+
+// any reports whether the rule takes every command ("", "*", "*:*").
+func (r bashRule) any() bool {
+	for _, g := range r {
+		if len(g) == 0 || len(g) == 1 && g[0] == anyText {
+			return true
+		}
+	}
+	return false
+}
+
+// match reports whether some simple command of a Bash line meets the
+// rule. A line quiver cannot follow matches: a guard is never skipped
+// because its condition was not understood.
+func (r bashRule) match(line string) bool {
+	cmds, ok := simpleCommands(line)
+	if !ok {
+		return true
+	}
+	for _, argv := range cmds {
+		texts, ok := commandTexts(argv)
+		if !ok {
+			return true
+		}
+		for _, t := range texts {
+			for _, g := range r {
+				if overlap(g, t) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Match reports whether the condition holds for a tool call. cwd and
@@ -166,7 +228,11 @@ func (c *Condition) Match(toolName string, toolInput json.RawMessage, cwd, proje
 	case "":
 		return true
 	case "command":
-		return c.re.MatchString(strings.TrimSpace(str("command")))
+		var line string
+		if raw := in["command"]; string(raw) == "null" || json.Unmarshal(raw, &line) != nil {
+			return true // no command to read: the guard runs
+		}
+		return c.bash.match(line)
 	case "path":
 		p := str(pathField(c.tool))
 		return p != "" && matchPath(c.spec, p, cwd, project, home)

@@ -52,7 +52,7 @@ func TestCondition(t *testing.T) {
 		{"Bash(git commit:*)", "Bash", `{"command":"git commit -m x"}`, true},
 		{"Bash(git commit:*)", "Bash", `{"command":"git commit"}`, true},
 		{"Bash(git commit:*)", "Bash", `{"command":"git committed"}`, false},
-		{"Bash(git commit:*)", "Bash", `{"command":"echo; git commit"}`, false},
+		{"Bash(git commit:*)", "Bash", `{"command":"echo; git commit"}`, true}, // every part is guarded
 		{"Bash(npm run *)", "Bash", `{"command":"npm run test"}`, true},
 		{"Bash(npm run *)", "Bash", `{"command":"npm runner"}`, false},
 		{"Bash(ls*)", "Bash", `{"command":"lsof -i"}`, true},
