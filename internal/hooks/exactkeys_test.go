@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,15 +23,16 @@ func TestDecodeResponseExactKeys(t *testing.T) {
 		reason   string
 		input    string // "" for none
 		err      string // the whole error, when it fails
+		noted    []string
 	}{
 		// Another letter case is another key, ignored.
-		{name: "Blocked", in: `{"Blocked":true}`},
-		{name: "BLOCKED and Reason", in: `{"BLOCKED":true,"Reason":"case"}`},
-		{name: "Ask", in: `{"Ask":true,"reason":"r"}`, reason: "r"},
-		{name: "Kelvin sign", in: `{"bloc\u212aed":true}`},
-		{name: "Input", in: `{"Input":{"command":"rm -rf /"}}`},
-		{name: "lowercase beside a variant", in: `{"blocked":true,"Blocked":false,"reason":"no","Reason":"yes"}`, blocked: true, reason: "no"},
-		{name: "variant first", in: `{"Blocked":false,"blocked":true}`, blocked: true},
+		{name: "Blocked", in: `{"Blocked":true}`, noted: []string{"Blocked"}},
+		{name: "BLOCKED and Reason", in: `{"BLOCKED":true,"Reason":"case"}`, noted: []string{"BLOCKED", "Reason"}},
+		{name: "Ask", in: `{"Ask":true,"reason":"r"}`, reason: "r", noted: []string{"Ask"}},
+		{name: "Kelvin sign", in: `{"bloc\u212aed":true}`, noted: []string{"bloc\u212aed"}},
+		{name: "Input", in: `{"Input":{"command":"rm -rf /"}}`, noted: []string{"Input"}},
+		{name: "lowercase beside a variant", in: `{"blocked":true,"Blocked":false,"reason":"no","Reason":"yes"}`, blocked: true, reason: "no", noted: []string{"Blocked", "Reason"}},
+		{name: "variant first", in: `{"Blocked":false,"blocked":true}`, blocked: true, noted: []string{"Blocked"}},
 		{name: "escaped key", in: `{"bl\u006fcked":true}`, blocked: true},
 		// Twice: the stricter value, in either order, with its reason.
 		{name: "true then false", in: `{"blocked":true,"blocked":false}`, blocked: true},
@@ -76,6 +78,14 @@ func TestDecodeResponseExactKeys(t *testing.T) {
 			if r.Blocked != tt.blocked || r.Ask != tt.ask || r.Reason != tt.reason || string(r.Input) != tt.input {
 				t.Errorf("got blocked %v, ask %v, reason %q, input %s; want %v, %v, %q, %s",
 					r.Blocked, r.Ask, r.Reason, r.Input, tt.blocked, tt.ask, tt.reason, tt.input)
+			}
+			// Another spelling of a key is ignored, and the report says so.
+			var want []string
+			for _, k := range tt.noted {
+				want = append(want, misspelled(k))
+			}
+			if !slices.Equal(r.notes, want) {
+				t.Errorf("notes %q, want %q", r.notes, want)
 			}
 		})
 	}

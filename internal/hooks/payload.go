@@ -166,7 +166,19 @@ func responseOf(obj exact.Object, merged bool) (*Response, error) {
 	if err := f.Err(r.Blocked); err != nil {
 		return nil, err
 	}
+	for _, k := range obj.Misspelled(responseKeys) {
+		r.notes = append(r.notes, misspelled(k))
+	}
 	return &r, nil
+}
+
+// responseKeys are the keys of a hook's result.
+var responseKeys = []string{"blocked", "reason", "input", "output", "follow_up_messages", "ask", "context", "notice"}
+
+// misspelled is the note for a key that differs from a known one only in
+// letter case.
+func misspelled(key string) string {
+	return fmt.Sprintf("%q ignored: keys are case-sensitive", key)
 }
 
 // yesNo ranks the values of a yes/no decision (exact.Strictest): true

@@ -17,23 +17,26 @@ func TestOutputExactKeys(t *testing.T) {
 		stop   = agentStop
 	)
 	hso := func(members string) string { return `"hookSpecificOutput":{` + members + `}` }
+	// A key that differs from one quiver reads only in letter case is
+	// ignored, and the hook's report says so.
+	note := func(key string) []string { return []string{misspelled(key)} }
 	tests := []struct {
 		name, event, stdout string
 		want                Result
 	}{
 		// Another letter case is another key, ignored.
-		{"PermissionDecision", pre, `{` + hso(`"PermissionDecision":"deny"`) + `}`, Result{}},
-		{"permissionDecision beside PermissionDecision", pre, `{` + hso(`"permissionDecision":"deny","PermissionDecision":"allow"`) + `}`, Result{Action: Block}},
-		{"PermissionDecision first", pre, `{` + hso(`"PermissionDecision":"allow","permissionDecision":"deny","permissionDecisionReason":"no"`) + `}`, Result{Action: Block, Reason: "no"}},
-		{"HookSpecificOutput", pre, `{"HookSpecificOutput":{"permissionDecision":"deny"}}`, Result{}},
-		{"hookSpecificOutput beside HookSpecificOutput", pre, `{` + hso(`"permissionDecision":"deny"`) + `,"HookSpecificOutput":{"permissionDecision":"allow"}}`, Result{Action: Block}},
-		{"Decision", pre, `{"Decision":"block","reason":"x"}`, Result{}},
-		{"Decision on a prompt", prompt, `{"Decision":"block","reason":"x"}`, Result{}},
-		{"Reason", pre, `{"decision":"block","Reason":"x"}`, Result{Action: Block}},
-		{"PermissionDecisionReason", pre, `{` + hso(`"permissionDecision":"deny","PermissionDecisionReason":"x"`) + `}`, Result{Action: Block}},
-		{"Continue", stop, `{"Continue":false}`, Result{}},
-		{"SystemMessage", pre, `{"SystemMessage":"x"}`, Result{}},
-		{"UpdatedInput", pre, `{` + hso(`"UpdatedInput":{"command":"rm -rf /"}`) + `}`, Result{}},
+		{"PermissionDecision", pre, `{` + hso(`"PermissionDecision":"deny"`) + `}`, Result{Ignored: note("hookSpecificOutput.PermissionDecision")}},
+		{"permissionDecision beside PermissionDecision", pre, `{` + hso(`"permissionDecision":"deny","PermissionDecision":"allow"`) + `}`, Result{Action: Block, Ignored: note("hookSpecificOutput.PermissionDecision")}},
+		{"PermissionDecision first", pre, `{` + hso(`"PermissionDecision":"allow","permissionDecision":"deny","permissionDecisionReason":"no"`) + `}`, Result{Action: Block, Reason: "no", Ignored: note("hookSpecificOutput.PermissionDecision")}},
+		{"HookSpecificOutput", pre, `{"HookSpecificOutput":{"permissionDecision":"deny"}}`, Result{Ignored: note("HookSpecificOutput")}},
+		{"hookSpecificOutput beside HookSpecificOutput", pre, `{` + hso(`"permissionDecision":"deny"`) + `,"HookSpecificOutput":{"permissionDecision":"allow"}}`, Result{Action: Block, Ignored: note("HookSpecificOutput")}},
+		{"Decision", pre, `{"Decision":"block","reason":"x"}`, Result{Ignored: note("Decision")}},
+		{"Decision on a prompt", prompt, `{"Decision":"block","reason":"x"}`, Result{Ignored: note("Decision")}},
+		{"Reason", pre, `{"decision":"block","Reason":"x"}`, Result{Action: Block, Ignored: note("Reason")}},
+		{"PermissionDecisionReason", pre, `{` + hso(`"permissionDecision":"deny","PermissionDecisionReason":"x"`) + `}`, Result{Action: Block, Ignored: note("hookSpecificOutput.PermissionDecisionReason")}},
+		{"Continue", stop, `{"Continue":false}`, Result{Ignored: note("Continue")}},
+		{"SystemMessage", pre, `{"SystemMessage":"x"}`, Result{Ignored: note("SystemMessage")}},
+		{"UpdatedInput", pre, `{` + hso(`"UpdatedInput":{"command":"rm -rf /"}`) + `}`, Result{Ignored: note("hookSpecificOutput.UpdatedInput")}},
 		{"escaped key", pre, `{` + hso(`"permissionDecisi\u006fn":"deny"`) + `}`, Result{Action: Block}},
 		// permissionDecision twice: the stricter, in either order, with
 		// the reason given beside it.
@@ -80,7 +83,7 @@ func TestOutputExactKeys(t *testing.T) {
 		{"continue false then true", stop, `{"continue":false,"continue":true}`, Result{Ignored: []string{"continue: false"}}},
 		{"continue true then false", stop, `{"continue":true,"continue":false}`, Result{Ignored: []string{"continue: false"}}},
 		// Keys that decide nothing: the last copy, as in Claude.
-		{"systemMessage twice", pre, `{"systemMessage":"a","systemMessage":"b","SystemMessage":"c"}`, Result{Notice: "b"}},
+		{"systemMessage twice", pre, `{"systemMessage":"a","systemMessage":"b","SystemMessage":"c"}`, Result{Notice: "b", Ignored: note("SystemMessage")}},
 		// Tool data is kept byte for byte: Path and path are both real.
 		{"updatedInput", pre, `{` + hso(`"permissionDecision":"allow","updatedInput":{"Path": "/a","path":"/b"}`) + `}`, Result{Input: json.RawMessage(`{"Path": "/a","path":"/b"}`)}},
 	}
@@ -97,14 +100,14 @@ func TestOutputExactKeys(t *testing.T) {
 	}
 }
 
-// outputKeys are the keys of Claude's output quiver reads, each with a
+// fuzzOutputKeys are the keys of Claude's output quiver reads, each with a
 // value it may hold alone; hookSpecificOutput's come apart.
-var outputKeys = []struct{ key, value string }{
+var fuzzOutputKeys = []struct{ key, value string }{
 	{"decision", `"approve"`}, {"reason", `"r"`}, {"systemMessage", `"s"`}, {"continue", "true"},
 	{"stopReason", `"x"`}, {"suppressOutput", "false"},
 }
 
-var specificKeys = []struct{ key, value string }{
+var fuzzSpecificKeys = []struct{ key, value string }{
 	{"permissionDecision", `"deny"`}, {"permissionDecisionReason", `"first"`}, {"hookEventName", `"PreToolUse"`},
 	{"additionalContext", `"c"`}, {"updatedInput", `{"Path":"/a","path":"/b"}`}, {"updatedMCPToolOutput", `"o"`},
 }
@@ -171,16 +174,16 @@ func FuzzDuplicateDecisionKeys(f *testing.F) {
 	f.Add(false, []byte{0, 0, 22}, []byte{}, `"allow"`)               // the fuzzer's own value
 	f.Add(true, []byte{}, []byte{0, 0x83, 5, 0, 0, 22}, `{"x":true}`) // DEcision approve
 	var top, inner []string
-	for _, k := range outputKeys {
+	for _, k := range fuzzOutputKeys {
 		top = append(top, k.key)
 	}
 	top = append(top, "hookSpecificOutput")
-	for _, k := range specificKeys {
+	for _, k := range fuzzSpecificKeys {
 		inner = append(inner, k.key)
 	}
 	f.Fuzz(func(t *testing.T, byDecision bool, specific, after []byte, free string) {
 		members := []string{}
-		for _, k := range outputKeys {
+		for _, k := range fuzzOutputKeys {
 			v := k.value
 			if k.key == "decision" && byDecision {
 				v = `"block"`
@@ -188,7 +191,7 @@ func FuzzDuplicateDecisionKeys(f *testing.F) {
 			members = append(members, `"`+k.key+`":`+v)
 		}
 		var sm []string
-		for _, k := range specificKeys {
+		for _, k := range fuzzSpecificKeys {
 			v := k.value
 			if k.key == "permissionDecision" && byDecision {
 				v = `"allow"`

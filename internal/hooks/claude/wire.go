@@ -205,6 +205,8 @@ type specificOutput struct {
 // output is what read made of a handler's JSON.
 type output struct {
 	jsonOutput
+	// specific is hookSpecificOutput's copies read as one (nil for none).
+	specific exact.Object
 	// The copies that were picked, for the errors about their values.
 	decision, permission, eventName, updatedInput exact.Copy
 	// f and sf hold the errors of the top-level keys and of
@@ -240,6 +242,7 @@ func read(obj exact.Object) *output {
 	if specific == nil {
 		return o
 	}
+	o.specific = specific
 	o.sf = exact.Fields{Struct: "specificOutput", Prefix: "hookSpecificOutput.", Repeated: copies > 1}
 	sf, s := &o.sf, &specificOutput{}
 	o.Specific = s
@@ -253,6 +256,20 @@ func read(obj exact.Object) *output {
 	s.UpdatedInput = o.updatedInput.Value
 	s.UpdatedMCPToolOutput = specific.Last("updatedMCPToolOutput").Value
 	return o
+}
+
+// outputKeys and specificKeys are the keys of Claude's output that quiver
+// reads, at the top and in hookSpecificOutput.
+var (
+	outputKeys   = []string{"continue", "suppressOutput", "stopReason", "systemMessage", "decision", "reason", "hookSpecificOutput"}
+	specificKeys = []string{"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "updatedMCPToolOutput", "additionalContext"}
+)
+
+// misspelled is the note for a key that differs from one quiver reads only
+// in letter case: Claude ignores it too, but its author probably meant the
+// other.
+func misspelled(key string) string {
+	return fmt.Sprintf("%q ignored: keys are case-sensitive", key)
 }
 
 // rankContinue, rankDecision and rankPermission order the values of the
@@ -367,6 +384,12 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 		if event == afterToolCall && len(s.UpdatedMCPToolOutput) > 0 && string(s.UpdatedMCPToolOutput) != "null" {
 			r.Output = s.UpdatedMCPToolOutput
 		}
+	}
+	for _, k := range obj.Misspelled(outputKeys) {
+		r.Ignored = append(r.Ignored, misspelled(k))
+	}
+	for _, k := range o.specific.Misspelled(specificKeys) {
+		r.Ignored = append(r.Ignored, misspelled("hookSpecificOutput."+k))
 	}
 	o.f.Add(&o.sf)
 	if err := o.f.Err(r.Action == Block); err != nil {

@@ -16,6 +16,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -169,6 +171,26 @@ func Text(v json.RawMessage) (s string, ok bool) {
 		return "", false
 	}
 	return unquote(v), true
+}
+
+// Misspelled returns the keys of o that differ from one of known only in
+// letter case, each once, in order: keys that encoding/json would have
+// taken for a known one (it folds case, even a Kelvin sign for a K) and
+// that quiver, like agents, ignores, so that a hook's report can say so.
+func (o Object) Misspelled(known []string) []string {
+	var out []string
+	for _, m := range o {
+		if slices.Contains(known, m.Key) || slices.Contains(out, m.Key) {
+			continue
+		}
+		for _, k := range known {
+			if strings.EqualFold(m.Key, k) {
+				out = append(out, m.Key)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Copy is one of the values of a key, and where it stands among them.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -166,6 +167,18 @@ func TestObjects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestMisspelled(t *testing.T) {
+	o, err := Parse([]byte(`{"blocked":true,"Blocked":false,"BLOCKED":1,"Blocked":2,"bloc\u212aed":3,"blockedx":4,"Reason":"r"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := o.Misspelled([]string{"blocked", "reason", "input"})
+	want := []string{"Blocked", "BLOCKED", "bloc\u212aed", "Reason"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Misspelled = %q, want %q", got, want)
 	}
 }
 
