@@ -174,12 +174,16 @@ func Text(v json.RawMessage) (s string, ok bool) {
 }
 
 // Misspelled returns the keys of o that differ from one of known only in
-// letter case, each once, in order: keys that encoding/json would have
-// taken for a known one (it folds case, even a Kelvin sign for a K) and
-// that quiver, like agents, ignores, so that a hook's report can say so.
+// letter case, each once, in order, at most maxMisspelled of them: keys
+// that encoding/json would have taken for a known one (it folds case, even
+// a Kelvin sign for a K) and that quiver, like agents, ignores, so that a
+// hook's report can say so.
 func (o Object) Misspelled(known []string) []string {
 	var out []string
 	for _, m := range o {
+		if len(out) == maxMisspelled {
+			break
+		}
 		if slices.Contains(known, m.Key) || slices.Contains(out, m.Key) {
 			continue
 		}
@@ -192,6 +196,10 @@ func (o Object) Misspelled(known []string) []string {
 	}
 	return out
 }
+
+// maxMisspelled bounds Misspelled: a report names a few such keys, and
+// an output made of thousands costs no more than one made of a few.
+const maxMisspelled = 5
 
 // Copy is one of the values of a key, and where it stands among them.
 type Copy struct {

@@ -180,6 +180,29 @@ func TestMisspelled(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Misspelled = %q, want %q", got, want)
 	}
+	// A few are named, however many there are.
+	var many []string
+	for i := range 1 << 7 {
+		many = append(many, fmt.Sprintf("%q:%d", mixCase("blocked", i), i))
+	}
+	o, err = Parse([]byte("{" + strings.Join(many, ",") + "}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := o.Misspelled([]string{"blocked"}); len(got) != maxMisspelled || got[0] != "Blocked" {
+		t.Errorf("Misspelled of 127 variants = %q", got)
+	}
+}
+
+// mixCase upper-cases the letters of s whose bit is set in mask.
+func mixCase(s string, mask int) string {
+	b := []byte(s)
+	for i := range b {
+		if mask&(1<<i) != 0 {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func TestFields(t *testing.T) {
