@@ -84,8 +84,9 @@ func TestOutputExactKeys(t *testing.T) {
 		{"continue true then false", stop, `{"continue":true,"continue":false}`, Result{Ignored: []string{"continue: false"}}},
 		// Keys that decide nothing: the last copy, as in Claude.
 		{"systemMessage twice", pre, `{"systemMessage":"a","systemMessage":"b","SystemMessage":"c"}`, Result{Notice: "b", Ignored: note("SystemMessage")}},
-		// Tool data is kept byte for byte: Path and path are both real.
-		{"updatedInput", pre, `{` + hso(`"permissionDecision":"allow","updatedInput":{"Path": "/a","path":"/b"}`) + `}`, Result{Input: json.RawMessage(`{"Path": "/a","path":"/b"}`)}},
+		// Tool data is not a decision: Path and path are both real, and
+		// kept as written, white space aside; a repeated key inside it too.
+		{"updatedInput", pre, `{` + hso(`"permissionDecision":"allow","updatedInput":{"Path": "/a", "path":"/b","path":"/c"}`) + `}`, Result{Input: json.RawMessage(`{"Path":"/a","path":"/b","path":"/c"}`)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,6 +96,9 @@ func TestOutputExactKeys(t *testing.T) {
 			w, _ := json.Marshal(resultJSON(tt.want))
 			if string(g) != string(w) {
 				t.Errorf("%s\n got %s\nwant %s", tt.stdout, g, w)
+			}
+			if string(got.Input) != string(tt.want.Input) {
+				t.Errorf("%s\n input %s\n  want %s", tt.stdout, got.Input, tt.want.Input)
 			}
 		})
 	}

@@ -377,12 +377,12 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 				if s.UpdatedInput[0] != '{' {
 					o.sf.Fail(o.updatedInput, errors.New("updatedInput is not a JSON object"))
 				} else {
-					r.Input = s.UpdatedInput
+					r.Input = compact(s.UpdatedInput)
 				}
 			}
 		}
 		if event == afterToolCall && len(s.UpdatedMCPToolOutput) > 0 && string(s.UpdatedMCPToolOutput) != "null" {
-			r.Output = s.UpdatedMCPToolOutput
+			r.Output = compact(s.UpdatedMCPToolOutput)
 		}
 	}
 	for _, k := range obj.Misspelled(outputKeys) {
@@ -403,6 +403,17 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 		r.Reason = firstNonEmpty(r.Notice, stderr)
 	}
 	return r
+}
+
+// compact drops the white space of a handler's tool data, as quiver always
+// has (Claude handlers print it indented, often); every key and value
+// stays as written, "Path" and "path" alike.
+func compact(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil { // valid: checked by exact.Parse
+		return v
+	}
+	return b.Bytes()
 }
 
 // permission applies permissionDecision (nil when absent); it returns an
