@@ -134,6 +134,12 @@ func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payl
 			Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
 		})
 	}
+	return nativeOutcome(h, event, r, timeout)
+}
+
+// nativeOutcome classifies what a native hook did, one-shot or persistent:
+// its exit, then the result it printed.
+func nativeOutcome(h discovery.Hook, event string, r proc.Result, timeout time.Duration) Outcome {
 	o, done := outcomeOf(h, event, r, timeout)
 	if done {
 		return o

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/exact"
 )
 
 // Errors about payloads; the command maps ErrPayload to exit 1 and
@@ -109,6 +110,11 @@ func (r *Response) empty() bool {
 // DecodeResponse parses a hook's stdout. Empty (or blank) output is nil:
 // no action. Anything but a JSON object is an error; so are fields of the
 // wrong type, since guessing what a hook meant is not safe.
+//
+// Keys are read as agents read them (SPEC §8): exactly, so "Blocked" is
+// another key and ignored; a decision given more than once ("blocked",
+// "ask") takes its strictest value, whatever the order, and a wrong value
+// in a second copy never turns a block into a failure (see responseOf).
 func DecodeResponse(stdout []byte) (*Response, error) {
 	trimmed := bytes.TrimSpace(stdout)
 	if len(trimmed) == 0 {
@@ -117,24 +123,84 @@ func DecodeResponse(stdout []byte) (*Response, error) {
 	if trimmed[0] != '{' {
 		return nil, fmt.Errorf("stdout is not a JSON object: %s", excerpt(trimmed))
 	}
+	obj, err := exact.Parse(trimmed)
+	if err == nil {
+		var r *Response
+		if r, err = responseOf(obj, false); err == nil {
+			return r, nil
+		}
+	}
+	if extra, ok := errors.AsType[*exact.TrailingError](err); ok {
+		return nil, fmt.Errorf("stdout has more than one JSON object, or text after it: %s", excerpt(trimmed[extra.Offset:]))
+	}
+	return nil, fmt.Errorf("stdout is not a valid JSON object: %v", err)
+}
+
+// responseOf reads a hook's result from its exact keys. "blocked" and
+// "ask" given more than once take their strictest copy (true over a value
+// that is not a boolean over false), and "reason" goes with the copy that
+// won (exact.Paired); every other key is its last copy, as agents read it.
+// "input" and "output" are tool data, kept byte for byte. merged says obj
+// joins several copies of a result (a persistent answer's), so that each of
+// its keys counts as given more than once.
+func responseOf(obj exact.Object, merged bool) (*Response, error) {
 	var r Response
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("stdout is not a valid JSON object: %v", err)
+	f := exact.Fields{Struct: "Response", Repeated: merged}
+	blocked := obj.Strictest("blocked", yesNo)
+	ask := obj.Strictest("ask", yesNo)
+	f.Decode("blocked", blocked, &r.Blocked)
+	f.Decode("ask", ask, &r.Ask)
+	reason := obj.Last("reason")
+	switch {
+	case r.Blocked:
+		reason = obj.Paired("reason", blocked)
+	case r.Ask:
+		reason = obj.Paired("reason", ask)
 	}
-	// More() is false before a stray '}' or ']', so check that the object
-	// really was all there is.
-	if dec.InputOffset() != int64(len(trimmed)) {
-		return nil, fmt.Errorf("stdout has more than one JSON object, or text after it: %s", excerpt(trimmed[dec.InputOffset():]))
+	f.Decode("reason", reason, &r.Reason)
+	r.Input = value(obj.Last("input"))
+	r.Output = value(obj.Last("output"))
+	f.Decode("follow_up_messages", obj.Last("follow_up_messages"), &r.FollowUpMessages)
+	f.Decode("context", obj.Last("context"), &r.Context)
+	f.Decode("notice", obj.Last("notice"), &r.Notice)
+	if err := f.Err(r.Blocked); err != nil {
+		return nil, err
 	}
-	// An explicit null means "nothing", like an absent field.
-	if isNull(r.Input) {
-		r.Input = nil
-	}
-	if isNull(r.Output) {
-		r.Output = nil
+	for _, k := range obj.Misspelled(responseKeys) {
+		r.notes = append(r.notes, misspelled(k))
 	}
 	return &r, nil
+}
+
+// responseKeys are the keys of a hook's result.
+var responseKeys = []string{"blocked", "reason", "input", "output", "follow_up_messages", "ask", "context", "notice"}
+
+// misspelled is the note for a key that differs from a known one only in
+// letter case.
+func misspelled(key string) string {
+	return fmt.Sprintf("%q ignored: keys are case-sensitive", key)
+}
+
+// yesNo ranks the values of a yes/no decision (exact.Strictest): true
+// stops; a value that is not a boolean fails the hook unless another copy
+// stops; false and null let through.
+func yesNo(v json.RawMessage) int {
+	switch string(v) {
+	case "true":
+		return 2
+	case "false", "null":
+		return 0
+	}
+	return 1
+}
+
+// value is the raw value of a picked copy; an explicit null means
+// "nothing", like an absent field.
+func value(c exact.Copy) json.RawMessage {
+	if c.Value == nil || isNull(c.Value) {
+		return nil
+	}
+	return c.Value
 }
 
 func isNull(raw json.RawMessage) bool {

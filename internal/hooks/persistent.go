@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/exact"
 	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -241,14 +242,6 @@ func (w *worker) stopGently() {
 	}
 }
 
-// answerLine is what a persistent hook writes back for one event.
-type answerLine struct {
-	ID     *int64          `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Exit   *int            `json:"exit"`
-	Stderr *string         `json:"stderr"`
-}
-
 // ask writes one event and reads the answer within timeout.
 func (hp *hookProcess) ask(ctx context.Context, payload []byte, timeout time.Duration) (proc.Result, error) {
 	hp.next++
@@ -326,31 +319,119 @@ func (hp *hookProcess) readLine() ([]byte, error) {
 }
 
 // decode turns an answer line into what `<hook> run` would have given.
+// The line's keys are read exactly, like a hook's stdout (DecodeResponse):
+// "Exit" or "Result" is another key, and ignored. A key given more than
+// once never undoes a block: "exit" takes its strictest copy (exitRank),
+// "stderr" the one that goes with it, and the copies of "result" are read
+// as one result holding the keys of them all, where the result's own rules
+// apply. Only "id" must say the same in every copy: an answer for two
+// requests answers neither.
 func (hp *hookProcess) decode(id int64, line []byte) (proc.Result, error) {
 	r := proc.Result{ExitCode: -1}
-	var a answerLine
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&a); err != nil || dec.More() {
-		return r, fmt.Errorf("answered a line that is not one JSON object: %s", excerpt(bytes.TrimSpace(line)))
+	trimmed := bytes.TrimSpace(line)
+	malformed := fmt.Errorf("answered a line that is not one JSON object: %s", excerpt(trimmed))
+	a, err := exact.Parse(trimmed)
+	if err != nil {
+		return r, malformed
 	}
-	if a.ID == nil || *a.ID != id {
-		return r, fmt.Errorf("answered for id %s, was asked %d", rawID(a.ID), id)
-	}
-	r.ExitCode = 0
-	if a.Exit != nil {
-		r.ExitCode = *a.Exit
-		if r.ExitCode < 0 || r.ExitCode > 255 {
-			return r, fmt.Errorf("answered exit %d; an exit status is 0 to 255", r.ExitCode)
+	ids := 0
+	for _, m := range a {
+		if m.Key != "id" {
+			continue
+		}
+		ids++
+		var got *int64
+		if json.Unmarshal(m.Value, &got) != nil {
+			return r, malformed
+		}
+		if got == nil || *got != id {
+			return r, fmt.Errorf("answered for id %s, was asked %d", rawID(got), id)
 		}
 	}
-	if a.Stderr != nil {
-		r.Stderr = []byte(truncate(*a.Stderr, MaxStderr))
+	if ids == 0 {
+		return r, fmt.Errorf("answered for id none, was asked %d", id)
 	}
-	if !isNull(a.Result) {
-		r.Stdout = a.Result
-		r.StdoutOverflow = len(a.Result) > MaxStdout
+
+	stdout, resultBlocks, known := answerResult(a)
+	// Whether the result blocks matters only where copies disagree.
+	if !known && (a.Count("exit") > 1 || a.Count("stderr") > 1) {
+		resultBlocks = blocks(stdout)
 	}
+	exit := a.Strictest("exit", func(v json.RawMessage) int { return exitRank(v, resultBlocks) })
+	var f exact.Fields
+	var code int
+	var stderr string
+	f.Decode("exit", exit, &code)
+	f.Decode("stderr", a.Paired("stderr", exit), &stderr)
+	if f.Err(code == 2 || code == 0 && resultBlocks) != nil {
+		return r, malformed
+	}
+	if code < 0 || code > 255 {
+		return r, fmt.Errorf("answered exit %d; an exit status is 0 to 255", code)
+	}
+	r.ExitCode = code
+	if stderr != "" {
+		r.Stderr = []byte(truncate(stderr, MaxStderr))
+	}
+	r.Stdout = stdout
+	r.StdoutOverflow = len(stdout) > MaxStdout
 	return r, nil
+}
+
+// answerResult returns the result as the stdout `<hook> run` would have
+// printed (nil for none) and, when known (always for a result given more
+// than once), whether it blocks. A result given once is taken byte for
+// byte. The copies of one given more than once are read as one object
+// holding the keys of them all, each counting as given more than once;
+// when that blocks, it is handed on re-encoded with one copy of each key,
+// so that nothing in the other copies can turn it into a failure later.
+// Otherwise the copies stay joined, or the first that is neither an object
+// nor null stands for them, and fails as it would alone.
+func answerResult(a exact.Object) (stdout []byte, blocks, known bool) {
+	members, copies, bad := a.Objects("result")
+	if copies < 2 {
+		if v := a.Last("result").Value; !isNull(v) {
+			return v, false, false
+		}
+		return nil, false, true
+	}
+	if members != nil {
+		resp, err := responseOf(members, true)
+		if err == nil && resp.Blocked {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.Encode(resp) // a Response always encodes
+			return b.Bytes(), true, true
+		}
+		if bad == nil {
+			return members.AppendJSON(nil), false, true
+		}
+	}
+	return bad, false, true
+}
+
+// blocks reports a result that blocks (on a blocking event).
+func blocks(stdout []byte) bool {
+	resp, err := DecodeResponse(stdout)
+	return err == nil && resp != nil && resp.Blocked
+}
+
+// exitRank orders the copies of an answer's "exit" (exact.Strictest) by
+// what they do: 2 blocks; a 0 (or null) with a result that blocks blocks
+// too; any other status, or a value that is not one, fails; a plain 0 lets
+// the result decide.
+func exitRank(v json.RawMessage, resultBlocks bool) int {
+	switch string(v) {
+	case "2":
+		return 4
+	case "0", "null":
+		if resultBlocks {
+			return 3
+		}
+		return 1
+	}
+	return 2
 }
 
 func rawID(id *int64) string {

@@ -3,12 +3,15 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/quiver-cli/quiver/internal/hooks/exact"
 )
 
 // quiver's event names (the hooks package owns them; repeated here so this
-// package depends on nothing of quiver's).
+// package depends on nothing of quiver's but the reader of exact keys).
 const (
 	sessionStart    = "session_start"
 	beforeToolCall  = "before_tool_call"
@@ -154,16 +157,17 @@ func Output(event, claudeEvent string, exitCode int, stdout, stderr []byte) Resu
 	if len(out) == 0 {
 		return Result{}
 	}
-	var obj map[string]json.RawMessage
-	if out[0] != '{' || json.Unmarshal(out, &obj) != nil {
-		// Plain text: context where Claude adds it to the model's
-		// context, ignored elsewhere (Claude only logs it).
-		if event == userMessageSend || event == sessionStart {
-			return Result{Context: string(out)}
+	if out[0] == '{' {
+		if obj, err := exact.Parse(out); err == nil {
+			return fromJSON(event, claudeEvent, obj, errText)
 		}
-		return Result{}
 	}
-	return fromJSON(event, claudeEvent, obj, errText)
+	// Plain text: context where Claude adds it to the model's context,
+	// ignored elsewhere (Claude only logs it).
+	if event == userMessageSend || event == sessionStart {
+		return Result{Context: string(out)}
+	}
+	return Result{}
 }
 
 // exitTwo is Claude's "blocking error": stderr goes to the model, and for
@@ -184,32 +188,146 @@ func exitTwo(event, stderr string) Result {
 	return Result{Notice: stderr}
 }
 
-// fields of the common and event-specific output that quiver reads.
+// fields of the common and event-specific output that quiver reads, each
+// decoded from the copy of its key that counts (read). The type names
+// appear in the errors of values of the wrong type.
 type jsonOutput struct {
-	Continue       *bool           `json:"continue"`
-	SuppressOutput *bool           `json:"suppressOutput"`
-	StopReason     *string         `json:"stopReason"`
-	SystemMessage  *string         `json:"systemMessage"`
-	Decision       *string         `json:"decision"`
-	Reason         *string         `json:"reason"`
-	Specific       *specificOutput `json:"hookSpecificOutput"`
+	Continue, SuppressOutput                    *bool
+	StopReason, SystemMessage, Decision, Reason *string
+	Specific                                    *specificOutput
 }
 
 type specificOutput struct {
-	HookEventName            *string         `json:"hookEventName"`
-	PermissionDecision       *string         `json:"permissionDecision"`
-	PermissionDecisionReason *string         `json:"permissionDecisionReason"`
-	UpdatedInput             json.RawMessage `json:"updatedInput"`
-	UpdatedMCPToolOutput     json.RawMessage `json:"updatedMCPToolOutput"`
-	AdditionalContext        *string         `json:"additionalContext"`
+	HookEventName, PermissionDecision, PermissionDecisionReason, AdditionalContext *string
+	UpdatedInput, UpdatedMCPToolOutput                                             json.RawMessage
 }
 
-func fromJSON(event, claudeEvent string, obj map[string]json.RawMessage, stderr string) Result {
-	var o jsonOutput
-	raw, _ := json.Marshal(obj)
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return Result{Action: Fail, Error: "output does not follow Claude's hook output: " + err.Error()}
+// output is what read made of a handler's JSON.
+type output struct {
+	jsonOutput
+	// specific is hookSpecificOutput's copies read as one (nil for none).
+	specific exact.Object
+	// The copies that were picked, for the errors about their values.
+	decision, permission, eventName, updatedInput exact.Copy
+	// f and sf hold the errors of the top-level keys and of
+	// hookSpecificOutput's.
+	f, sf exact.Fields
+}
+
+// read picks, for each key Claude's output has, the copy that counts,
+// matching keys exactly, as Claude Code does: "PermissionDecision" is
+// another key, and ignored. Where a decision is given more than once
+// (continue, decision, permissionDecision) the strictest copy wins,
+// wherever it stands, and its reason is the one given with it
+// (exact.Paired); other keys are their last copy, as in Claude. The copies
+// of hookSpecificOutput are read as one object, so that a second copy's
+// allow meets the first one's deny. Claude lets the last copy of every key
+// win; a guard's deny must not be undone by a second spelling.
+func read(obj exact.Object) *output {
+	o := &output{f: exact.Fields{Struct: "jsonOutput"}}
+	f := &o.f
+	cont := obj.Strictest("continue", rankContinue)
+	o.decision = obj.Strictest("decision", rankDecision)
+	f.Decode("continue", cont, &o.Continue)
+	f.Decode("stopReason", obj.Paired("stopReason", cont), &o.StopReason)
+	f.Decode("suppressOutput", obj.Last("suppressOutput"), &o.SuppressOutput)
+	f.Decode("systemMessage", obj.Last("systemMessage"), &o.SystemMessage)
+	f.Decode("decision", o.decision, &o.Decision)
+	f.Decode("reason", obj.Paired("reason", o.decision), &o.Reason)
+
+	specific, copies, bad := obj.Objects("hookSpecificOutput")
+	if bad != nil {
+		f.Decode("hookSpecificOutput", exact.Copy{Value: bad, Of: copies}, &specificOutput{})
 	}
+	if specific == nil {
+		return o
+	}
+	o.specific = specific
+	o.sf = exact.Fields{Struct: "specificOutput", Prefix: "hookSpecificOutput.", Repeated: copies > 1}
+	sf, s := &o.sf, &specificOutput{}
+	o.Specific = s
+	o.eventName = specific.Last("hookEventName")
+	o.permission = specific.Strictest("permissionDecision", rankPermission)
+	o.updatedInput = specific.Last("updatedInput")
+	sf.Decode("hookEventName", o.eventName, &s.HookEventName)
+	sf.Decode("permissionDecision", o.permission, &s.PermissionDecision)
+	sf.Decode("permissionDecisionReason", specific.Paired("permissionDecisionReason", o.permission), &s.PermissionDecisionReason)
+	sf.Decode("additionalContext", specific.Last("additionalContext"), &s.AdditionalContext)
+	s.UpdatedInput = o.updatedInput.Value
+	s.UpdatedMCPToolOutput = specific.Last("updatedMCPToolOutput").Value
+	return o
+}
+
+// outputKeys and specificKeys are the keys of Claude's output that quiver
+// reads, at the top and in hookSpecificOutput.
+var (
+	outputKeys   = []string{"continue", "suppressOutput", "stopReason", "systemMessage", "decision", "reason", "hookSpecificOutput"}
+	specificKeys = []string{"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "updatedMCPToolOutput", "additionalContext"}
+)
+
+// misspelled is the note for a key that differs from one quiver reads only
+// in letter case: Claude ignores it too, but its author probably meant the
+// other.
+func misspelled(key string) string {
+	return fmt.Sprintf("%q ignored: keys are case-sensitive", key)
+}
+
+// rankContinue, rankDecision and rankPermission order the values of the
+// decision keys from the most permissive up (exact.Strictest). A value
+// quiver does not know ranks just below the ones that stop: it fails the
+// handler, unless another copy stops.
+func rankContinue(v json.RawMessage) int {
+	switch string(v) {
+	case "false":
+		return 2
+	case "true", "null":
+		return 0
+	}
+	return 1
+}
+
+// rankDecision: see rankContinue.
+func rankDecision(v json.RawMessage) int {
+	s, ok := exact.Text(v)
+	switch {
+	case string(v) == "null":
+		return 0
+	case !ok:
+		return 2
+	case s == "block" || s == "deny":
+		return 3
+	case s == "" || s == "approve" || s == "allow":
+		return 1
+	}
+	return 2
+}
+
+// rankPermission: see rankContinue. It puts ask above defer, unlike
+// Claude's deny > defer > ask > allow: quiver makes no decision of defer
+// (it notes it), so an ask beside it is the stricter answer.
+func rankPermission(v json.RawMessage) int {
+	s, ok := exact.Text(v)
+	switch {
+	case string(v) == "null":
+		return 0
+	case !ok:
+		return 4
+	}
+	switch s {
+	case "deny":
+		return 5
+	case "ask":
+		return 3
+	case "defer":
+		return 2
+	case "allow":
+		return 1
+	}
+	return 4
+}
+
+func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result {
+	o := read(obj)
 	var r Result
 	str := func(p *string) string {
 		if p == nil {
@@ -233,7 +351,7 @@ func fromJSON(event, claudeEvent string, obj map[string]json.RawMessage, stderr 
 			r.Action, r.Reason = Block, reason
 		case agentStop:
 			if reason == "" {
-				return Result{Action: Fail, Error: `"decision": "block" without a "reason" to continue with`}
+				o.f.Fail(exact.Copy{}, errors.New(`"decision": "block" without a "reason" to continue with`))
 			}
 			r.FollowUp = reason
 		case afterToolCall:
@@ -242,29 +360,44 @@ func fromJSON(event, claudeEvent string, obj map[string]json.RawMessage, stderr 
 			r.Ignored = append(r.Ignored, `decision: "block" on `+claudeEvent)
 		}
 	default:
-		return Result{Action: Fail, Error: fmt.Sprintf(`unknown "decision" %q`, *o.Decision)}
+		o.f.Fail(o.decision, fmt.Errorf(`unknown "decision" %q`, *o.Decision))
 	}
 	if s := o.Specific; s != nil {
 		if name := str(s.HookEventName); name != "" && name != claudeEvent {
-			return Result{Action: Fail, Error: fmt.Sprintf("hookSpecificOutput is for %s, not %s", name, claudeEvent)}
+			o.sf.Fail(o.eventName, fmt.Errorf("hookSpecificOutput is for %s, not %s", name, claudeEvent))
 		}
 		if c := str(s.AdditionalContext); c != "" {
 			r.Context = joinText(r.Context, c)
 		}
 		if event == beforeToolCall {
-			if err := permission(&r, s, stderr); err != "" {
-				return Result{Action: Fail, Error: err}
+			if err := permission(&r, s.PermissionDecision, str(s.PermissionDecisionReason), stderr); err != nil {
+				o.sf.Fail(o.permission, err)
 			}
 			if len(s.UpdatedInput) > 0 && string(s.UpdatedInput) != "null" && r.Action != Block {
 				if s.UpdatedInput[0] != '{' {
-					return Result{Action: Fail, Error: "updatedInput is not a JSON object"}
+					o.sf.Fail(o.updatedInput, errors.New("updatedInput is not a JSON object"))
+				} else {
+					r.Input = compact(s.UpdatedInput)
 				}
-				r.Input = s.UpdatedInput
 			}
 		}
 		if event == afterToolCall && len(s.UpdatedMCPToolOutput) > 0 && string(s.UpdatedMCPToolOutput) != "null" {
-			r.Output = s.UpdatedMCPToolOutput
+			r.Output = compact(s.UpdatedMCPToolOutput)
 		}
+	}
+	for _, k := range obj.Misspelled(outputKeys) {
+		r.Ignored = append(r.Ignored, misspelled(k))
+	}
+	for _, k := range o.specific.Misspelled(specificKeys) {
+		r.Ignored = append(r.Ignored, misspelled("hookSpecificOutput."+k))
+	}
+	o.f.Add(&o.sf)
+	if err := o.f.Err(r.Action == Block); err != nil {
+		msg := err.Error()
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			msg = "output does not follow Claude's hook output: " + msg
+		}
+		return Result{Action: Fail, Error: msg}
 	}
 	if r.Action == Block && r.Reason == "" {
 		r.Reason = firstNonEmpty(r.Notice, stderr)
@@ -272,17 +405,24 @@ func fromJSON(event, claudeEvent string, obj map[string]json.RawMessage, stderr 
 	return r
 }
 
-// permission applies permissionDecision; it returns an error text for a
-// decision it does not know.
-func permission(r *Result, s *specificOutput, stderr string) string {
-	reason := ""
-	if s.PermissionDecisionReason != nil {
-		reason = *s.PermissionDecisionReason
+// compact drops the white space of a handler's tool data, as quiver always
+// has (Claude handlers print it indented, often); every key and value
+// stays as written, "Path" and "path" alike.
+func compact(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil { // valid: checked by exact.Parse
+		return v
 	}
-	if s.PermissionDecision == nil {
-		return ""
+	return b.Bytes()
+}
+
+// permission applies permissionDecision (nil when absent); it returns an
+// error for a decision it does not know.
+func permission(r *Result, decision *string, reason, stderr string) error {
+	if decision == nil {
+		return nil
 	}
-	switch *s.PermissionDecision {
+	switch *decision {
 	case "deny":
 		r.Action, r.Reason = Block, firstNonEmpty(reason, r.Notice, stderr)
 	case "ask":
@@ -293,9 +433,9 @@ func permission(r *Result, s *specificOutput, stderr string) string {
 	case "defer":
 		r.Ignored = append(r.Ignored, `permissionDecision: "defer"`)
 	default:
-		return fmt.Sprintf("unknown permissionDecision %q", *s.PermissionDecision)
+		return fmt.Errorf("unknown permissionDecision %q", *decision)
 	}
-	return ""
+	return nil
 }
 
 func firstNonEmpty(s ...string) string {
