@@ -372,7 +372,12 @@ func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error
 // are then linked: each discovery walks every scope.
 type activeDocs func() (docSet, error)
 
-type docSet struct{ skills, recipes []discovery.Doc }
+type docSet struct {
+	skills, recipes []discovery.Doc
+	// trusted: the project's items may reach agents (SPEC §9: only while
+	// the project is trusted, as copies of what was trusted).
+	trusted bool
+}
 
 func (a *App) activeDocs(layout plugins.Layout) activeDocs {
 	return sync.OnceValues(func() (docSet, error) {
@@ -382,8 +387,17 @@ func (a *App) activeDocs(layout plugins.Layout) activeDocs {
 		if d.skills, err = discovery.Skills(o); err != nil {
 			return d, err
 		}
-		d.recipes, err = discovery.Recipes(o)
-		return d, err
+		if d.recipes, err = discovery.Recipes(o); err != nil {
+			return d, err
+		}
+		if layout.Local != nil {
+			t, err := discovery.ProjectTrust(layout, o.TrustAll)
+			if err != nil {
+				return d, err
+			}
+			d.trusted = t.Trusted()
+		}
+		return d, nil
 	})
 }
 
@@ -394,9 +408,13 @@ func (a *App) syncLinks(docs activeDocs, site agentSite, entry *wiring.AgentReco
 	if err != nil {
 		return err
 	}
-	dirs := []wiring.LinkDir{{Dir: site.agent.SkillsDir, Items: linkItems(d.skills, site.scope, true)}}
+	var skills, recipes []wiring.Item
+	if site.scope.Location != plugins.Local || d.trusted {
+		skills, recipes = linkItems(d.skills, site.scope, true), linkItems(d.recipes, site.scope, false)
+	}
+	dirs := []wiring.LinkDir{{Dir: site.agent.SkillsDir, Items: skills}}
 	if site.agent.CommandsDir != "" {
-		dirs = append(dirs, wiring.LinkDir{Dir: site.agent.CommandsDir, Suffix: ".md", Items: linkItems(d.recipes, site.scope, false)})
+		dirs = append(dirs, wiring.LinkDir{Dir: site.agent.CommandsDir, Suffix: ".md", Items: recipes})
 	}
 	links, warnings, err := wiring.SyncLinks(site.base, dirs, ownLinks(site, entry.Links))
 	entry.Links = links
@@ -436,7 +454,16 @@ func linkItems(docs []discovery.Doc, s plugins.Scope, folder bool) []wiring.Item
 		if folder {
 			path = filepath.Dir(path)
 		}
-		items = append(items, wiring.Item{Name: d.Name, Own: own, Path: path})
+		it := wiring.Item{Name: d.Name, Own: own, Path: path}
+		if s.Location == plugins.Local {
+			// A project's items reach the agent as copies of what the
+			// user trusted, never as links a pull could change.
+			it.Copy, it.Root = true, s.Root
+			if !d.Plugin.IsZero() {
+				it.Root = s.PluginDir(d.Plugin)
+			}
+		}
+		items = append(items, it)
 	}
 	return items
 }

@@ -429,7 +429,7 @@ func TestHookRunFormatNeverExitsTwo(t *testing.T) {
 
 // TestAgentLinksLeaveUsersFilesAlone: a user's own skill folder with the
 // name of a quiver skill survives install, sync, plugin changes and
-// remove; quiver links its skill under the prefixed name instead.
+// remove; quiver copies its skill under the prefixed name instead.
 func TestAgentLinksLeaveUsersFilesAlone(t *testing.T) {
 	h := agentHarness(t)
 	mine := filepath.Join(h.project, ".claude", "skills", "review")
@@ -438,8 +438,12 @@ func TestAgentLinksLeaveUsersFilesAlone(t *testing.T) {
 	h.must("plugin", "add", examplePlugin(t))
 	h.must("agent", "install", "claude")
 	link := filepath.Join(h.project, ".claude", "skills", "acme-guard-review")
-	if target, err := os.Readlink(link); err != nil || !strings.HasSuffix(target, "skills/review") {
-		t.Fatalf("the plugin's skill is not linked under its full name: %q %v", target, err)
+	// A project plugin's skill is a copy of the trusted content.
+	if fi, err := os.Lstat(link); err != nil || !fi.IsDir() {
+		t.Fatalf("the plugin's skill is not copied under its full name: %v", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(link, "SKILL.md")); err != nil || !strings.Contains(string(data), "name: review") {
+		t.Fatalf("the copy is not the plugin's skill: %q %v", data, err)
 	}
 	check := func(when string) {
 		t.Helper()
@@ -457,8 +461,8 @@ func TestAgentLinksLeaveUsersFilesAlone(t *testing.T) {
 		t.Errorf("the disabled plugin's skill is still linked")
 	}
 	h.must("plugin", "enable", "acme/guard")
-	if _, err := os.Readlink(link); err != nil {
-		t.Errorf("enable did not link the skill again: %v", err)
+	if _, err := os.Stat(filepath.Join(link, "SKILL.md")); err != nil {
+		t.Errorf("enable did not copy the skill again: %v", err)
 	}
 	// A link the user replaced with a folder of their own is theirs now.
 	cmdLink := filepath.Join(h.project, ".claude", "commands", "code-review.md")

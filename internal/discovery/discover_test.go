@@ -217,13 +217,26 @@ func TestResolverTable(t *testing.T) {
 			hooks: []string{"acme/guard/v disabled (plugin acme/guard is disabled)"},
 		},
 		{
-			name: "a disabled local plugin still shadows its global install",
+			name: "a local plugin the user disabled still shadows its global install",
+			build: func(tr *tree) {
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", BeforeToolCall)
+				tr.disable(plugins.Local, "acme/guard")
+				n, _ := plugins.ParseName("acme/guard")
+				if err := ChooseDisabled(tr.layout, []plugins.Name{n}, true); err != nil {
+					tr.t.Fatal(err)
+				}
+				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", BeforeToolCall)
+			},
+			hooks: []string{"acme/guard/v disabled (plugin acme/guard is disabled)", "acme/guard/v shadowed (shadowed by local acme/guard)"},
+		},
+		{
+			name: "a local plugin the repository committed disabled does not switch the global one off",
 			build: func(tr *tree) {
 				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", BeforeToolCall)
 				tr.disable(plugins.Local, "acme/guard")
 				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", BeforeToolCall)
 			},
-			hooks: []string{"acme/guard/v disabled (plugin acme/guard is disabled)", "acme/guard/v shadowed (shadowed by local acme/guard)"},
+			hooks: []string{"acme/guard/v disabled (plugin acme/guard is disabled)", "acme/guard/v active"},
 		},
 		{
 			name: ".disable hooks are listed, not run, and do not claim the name",

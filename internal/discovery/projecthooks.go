@@ -53,8 +53,23 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook, walked []string) {
 			// is the rest of the folder, in files.
 			out = append(out, ProjectHook{Name: ItemName(s.plugin, hf.Name), Path: hf.Path, Escape: c.check(plugins.Item{Path: hf.Path, Link: true}), Disabled: s.disabled})
 		}
-		if len(s.contents.Hooks)+len(s.contents.Skipped)+len(s.contents.HookFiles) > 0 {
+		hasHooks := len(s.contents.Hooks)+len(s.contents.Skipped)+len(s.contents.HookFiles) > 0
+		if hasHooks || !s.plugin.IsZero() {
+			// A project plugin is covered whole even without hooks: its
+			// skills, commands, agents and servers reach the agents, and
+			// can make them run things (SPEC §9, §16).
 			files = append(files, sourceFiles(s, c, &walked)...)
+		}
+		if s.plugin.IsZero() {
+			// So do the project's own skills and recipes; a link of
+			// theirs that leaves .quiver is hashed by its target, never
+			// makes the standalone hooks invalid.
+			for _, f := range walkFiles(s, c, []string{filepath.Join(s.root, "skills"), filepath.Join(s.root, "recipes")}, &walked) {
+				f.Root = ""
+				files = append(files, f)
+			}
+		}
+		if hasHooks {
 			if localRoot == "" {
 				localRoot = s.root
 				if !s.plugin.IsZero() {
@@ -98,6 +113,9 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook, walked []string) {
 func sourceFiles(s source, c *confiner, walked *[]string) []ProjectHook {
 	dirs := []string{s.root}
 	if s.plugin.IsZero() {
+		if len(s.contents.Hooks)+len(s.contents.Skipped)+len(s.contents.HookFiles) == 0 {
+			return nil
+		}
 		dirs = []string{filepath.Join(s.root, "hooks")}
 		for _, hf := range s.contents.HookFiles {
 			if filepath.Dir(hf.Path) != dirs[0] {

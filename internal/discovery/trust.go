@@ -90,9 +90,10 @@ func (t Trust) Trusted() bool {
 	return t.All || t.Empty() || (t.Recorded != "" && t.Recorded == t.Fingerprint)
 }
 
-// Empty reports a project that changes nothing about which hooks run: no
-// project hooks, and no plugin that replaces a global one.
-func (t Trust) Empty() bool { return len(t.Hooks) == 0 && len(t.Replaces) == 0 }
+// Empty reports a project with nothing to trust: no project hooks, no
+// plugin that replaces a global one, and nothing else of the project's
+// that reaches an agent (a plugin, its own skills or recipes).
+func (t Trust) Empty() bool { return len(t.Hooks) == 0 && len(t.Replaces) == 0 && len(t.Files) == 0 }
 
 // Matched reports whether the project is as its trusted record says, what
 // runs and what the next command would install alike, or has no record and

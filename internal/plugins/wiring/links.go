@@ -17,6 +17,11 @@ type Item struct {
 	Name, Own string
 	// Path is the skill folder or recipe file (absolute).
 	Path string
+	// Copy: the agent gets a copy of it, not a link (a project plugin's
+	// items, which trust covers; see copies.go). Root is the folder the
+	// copy may follow links within (the plugin's).
+	Copy bool
+	Root string
 }
 
 // LinkDir is a folder of the agent's where one kind of item goes.
@@ -39,6 +44,10 @@ type LinkDir struct {
 func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings []string, err error) {
 	type want struct {
 		target, item string
+		// copy: the item's path and folder, and the hash its copy has.
+		copy       bool
+		from, root string
+		hash       string
 	}
 	wanted := map[string]want{}
 	var order []string
@@ -69,9 +78,21 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 					continue
 				}
 				if _, err := os.Lstat(filepath.Join(base, rel)); err == nil {
-					if l, ours := prevAt[rel]; !ours || !isOurLink(base, l) {
+					if l, ours := prevAt[rel]; !ours || !isOurs(base, l) {
 						continue // someone else's file: never touched
 					}
+				}
+				if it.Copy {
+					sum, err := itemHash(it.Path, it.Root)
+					if err != nil {
+						warnings = append(warnings, fmt.Sprintf("%s is not copied into %s: %v", it.Name, d.Dir, err))
+						placed = true
+						break
+					}
+					wanted[rel] = want{item: it.Name, copy: true, from: it.Path, root: it.Root, hash: sum}
+					order = append(order, rel)
+					placed = true
+					break
 				}
 				target := it.Path
 				if r, err := filepath.Rel(filepath.Join(base, filepath.Dir(rel)), it.Path); err == nil {
@@ -88,30 +109,55 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 			}
 		}
 	}
-	// Remove what is no longer wanted, or wanted elsewhere.
+	same := func(w want, l Link) bool {
+		return w.target == l.Target && w.hash == l.Hash
+	}
+	// Remove what is no longer wanted, or wanted elsewhere, or changed.
 	for _, l := range prev {
 		w, ok := wanted[l.Path]
-		if ok && w.target == l.Target && isOurLink(base, l) {
+		if ok && same(w, l) && isOurs(base, l) {
 			continue
 		}
-		if isOurLink(base, l) {
+		if isOurs(base, l) {
 			if err := SafeParents(base, l.Path, false); err != nil {
 				return nil, warnings, err
 			}
-			if err := os.Remove(filepath.Join(base, l.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, warnings, fmt.Errorf("remove link %s: %w", l.Path, err)
+			remove := func() error { return os.Remove(filepath.Join(base, l.Path)) }
+			if l.Hash != "" {
+				remove = func() error { return removeCopy(base, l) }
+			}
+			if err := remove(); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, warnings, fmt.Errorf("remove %s: %w", l.Path, err)
+			}
+		} else if l.Hash != "" {
+			if _, err := os.Lstat(filepath.Join(base, l.Path)); err == nil && !(ok && w.copy) {
+				warnings = append(warnings, fmt.Sprintf("%s was edited since quiver copied it there, so it is yours now and stays", l.Path))
 			}
 		}
 	}
 	for _, rel := range order {
 		w := wanted[rel]
-		l := Link{Path: rel, Target: w.target, Item: w.item}
-		if p, ok := prevAt[rel]; ok && p.Target == w.target && isOurLink(base, p) {
+		l := Link{Path: rel, Target: w.target, Hash: w.hash, Item: w.item}
+		if p, ok := prevAt[rel]; ok && same(w, p) && isOurs(base, p) {
 			kept = append(kept, l)
 			continue
 		}
 		if err := SafeParents(base, rel, true); err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s is not linked: %v", w.item, err))
+			continue
+		}
+		if w.copy {
+			if _, err := os.Lstat(filepath.Join(base, rel)); err == nil {
+				warnings = append(warnings, fmt.Sprintf("%s is not copied: %s is taken", w.item, rel))
+				continue
+			}
+			sum, err := copyItem(w.from, w.root, filepath.Join(base, rel))
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s is not copied: %v", w.item, err))
+				continue
+			}
+			l.Hash = sum
+			kept = append(kept, l)
 			continue
 		}
 		if err := os.Symlink(w.target, filepath.Join(base, rel)); err != nil {
@@ -138,6 +184,15 @@ func RemoveLinks(base string, links []Link) error {
 
 // flat turns a name into one file name: "/" becomes "-".
 func flat(name string) string { return strings.ReplaceAll(name, "/", "-") }
+
+// isOurs reports whether what l records is still as quiver made it: the
+// link, or the copy.
+func isOurs(base string, l Link) bool {
+	if l.Hash != "" {
+		return isOurCopy(base, l)
+	}
+	return isOurLink(base, l)
+}
 
 // isOurLink reports whether l is still the symbolic link quiver made: a
 // link (not a file or folder someone put there) with the recorded target.

@@ -41,13 +41,17 @@ type AgentRecord struct {
 	Links []Link `yaml:"links,omitempty"`
 }
 
-// Link is one symbolic link quiver made in an agent's folder.
+// Link is one symbolic link, or one copy, quiver made in an agent's
+// folder.
 type Link struct {
 	// Path is the link, relative to the folder the agent's paths start
 	// from (the project, or the home folder): ".claude/skills/review".
 	Path string `yaml:"path"`
-	// Target is what the link points at, as written in the link.
-	Target string `yaml:"target"`
+	// Target is what the link points at, as written in the link; ""
+	// for a copy.
+	Target string `yaml:"target,omitempty"`
+	// Hash is the content hash of a copy as quiver wrote it (copies.go).
+	Hash string `yaml:"hash,omitempty"`
 	// Item is the quiver item it shows.
 	Item string `yaml:"item"`
 }
@@ -80,7 +84,7 @@ func ReadRecord(path string) (*Record, error) {
 		}
 		kept := a.Links[:0]
 		for _, l := range a.Links {
-			if _, err := safefs.RelPath(l.Path); err == nil && l.Target != "" {
+			if _, err := safefs.RelPath(l.Path); err == nil && (l.Target != "") != (l.Hash != "") {
 				kept = append(kept, l)
 			}
 		}

@@ -1,0 +1,218 @@
+package wiring
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
+)
+
+// A project plugin's skills and commands can make the agent run things
+// (a command's ! shell lines, a skill's allowed-tools), so they reach an
+// agent as copies of the content the user trusted, never as live links a
+// pull could change behind the trust (SPEC §9, §16). A copy is recorded
+// with the hash of what quiver wrote: it is quiver's to update or remove
+// only while it still hashes so; one the user edited is theirs.
+
+// Bounds of one copied item: a skill folder is a few files.
+const (
+	maxCopyFiles = 1000
+	maxCopyBytes = 32 << 20
+	maxCopyDepth = 16
+)
+
+// treeFile is one file of an item as it is copied: links inside the
+// item are followed (a copy holds no link), folders walked.
+type treeFile struct {
+	rel  string
+	path string
+	mode fs.FileMode
+}
+
+// itemFiles lists what copying src writes: the file itself, or every file
+// under the folder, following links to files and folders that stay inside
+// root (the plugin's folder; links leaving it are skipped, as the scan
+// confines items). Hidden files are kept: they are part of the skill.
+func itemFiles(src, root string) ([]treeFile, error) {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().IsRegular() {
+		return []treeFile{{rel: "", path: src, mode: fi.Mode().Perm()}}, nil
+	}
+	var out []treeFile
+	var total int64
+	var walk func(dir, rel string, depth int) error
+	walk = func(dir, rel string, depth int) error {
+		if depth > maxCopyDepth {
+			return fmt.Errorf("%s: folders nested deeper than %d", src, maxCopyDepth)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			r := filepath.Join(rel, e.Name())
+			if e.Name() == ".git" {
+				continue
+			}
+			if e.Type()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(p)
+				if err != nil || !within(root, target) {
+					continue // dangling, or outside the plugin: not the item's
+				}
+			}
+			fi, err := os.Stat(p)
+			if err != nil {
+				continue
+			}
+			switch {
+			case fi.IsDir():
+				if err := walk(p, r, depth+1); err != nil {
+					return err
+				}
+			case fi.Mode().IsRegular():
+				total += fi.Size()
+				out = append(out, treeFile{rel: r, path: p, mode: fi.Mode().Perm()})
+				if len(out) > maxCopyFiles || total > maxCopyBytes {
+					return fmt.Errorf("%s is larger than an item quiver copies (%d files, %d MiB)", src, maxCopyFiles, maxCopyBytes>>20)
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(src, "", 0); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	return out, nil
+}
+
+func within(root, p string) bool {
+	if root == "" {
+		return true
+	}
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	return p == r || strings.HasPrefix(p, r+string(filepath.Separator))
+}
+
+// hashFiles is the content hash of a list of files: path, exec bit and
+// content of each.
+func hashFiles(files []treeFile) (string, error) {
+	h := sha256.New()
+	for _, f := range files {
+		sum, err := safefs.HashFile(f.path, safefs.MaxContent)
+		if err != nil {
+			return "", err
+		}
+		x := "-"
+		if f.mode&0o111 != 0 {
+			x = "x"
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00%s\n", filepath.ToSlash(f.rel), x, sum)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// itemHash is what a copy of src hashes to.
+func itemHash(src, root string) (string, error) {
+	files, err := itemFiles(src, root)
+	if err != nil {
+		return "", err
+	}
+	return hashFiles(files)
+}
+
+// copyItem writes a copy of src at dst (which must not exist): staged
+// beside it and renamed into place, so an agent never reads half a skill.
+func copyItem(src, root, dst string) (string, error) {
+	files, err := itemFiles(src, root)
+	if err != nil {
+		return "", err
+	}
+	sum, err := hashFiles(files)
+	if err != nil {
+		return "", err
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	stage := filepath.Join(filepath.Dir(dst), ".quiver-stage-"+hex.EncodeToString(b[:]))
+	single := len(files) == 1 && files[0].rel == ""
+	if !single {
+		if err := os.Mkdir(stage, 0o755); err != nil {
+			return "", err
+		}
+	}
+	fail := func(err error) (string, error) {
+		os.RemoveAll(stage)
+		return "", err
+	}
+	for _, f := range files {
+		to := stage
+		if !single {
+			to = filepath.Join(stage, f.rel)
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				return fail(err)
+			}
+		}
+		if err := copyOne(f.path, to, f.mode); err != nil {
+			return fail(err)
+		}
+	}
+	if err := os.Rename(stage, dst); err != nil {
+		return fail(err)
+	}
+	return sum, nil
+}
+
+func copyOne(src, dst string, mode fs.FileMode) error {
+	in, err := safefs.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode|0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, io.LimitReader(in, safefs.MaxContent)); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// isOurCopy reports whether the copy recorded in l is still as quiver
+// wrote it: no link, and the same hash.
+func isOurCopy(base string, l Link) bool {
+	p := filepath.Join(base, l.Path)
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		return false
+	}
+	sum, err := itemHash(p, "")
+	return err == nil && sum == l.Hash
+}
+
+// removeCopy removes a copy quiver made.
+func removeCopy(base string, l Link) error {
+	err := os.RemoveAll(filepath.Join(base, l.Path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
