@@ -139,7 +139,7 @@ func (a *App) runTrust(o trustOptions) error {
 		return nil
 	}
 	if listing := trustListing(t); len(listing) > 0 {
-		fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Items), layout.ProjectDir)
+		fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Items), visible(layout.ProjectDir))
 		for _, h := range listing {
 			rel, err := filepath.Rel(layout.ProjectDir, h.Path)
 			if err != nil {
