@@ -318,6 +318,8 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []f
 				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
 			case strings.HasPrefix(h.Problem, "matcher"), strings.Contains(h.Problem, "no command"), strings.Contains(h.Problem, `no "type"`):
 				add("error", where, h.Problem, "")
+			case strings.HasPrefix(h.Problem, "timeout"):
+				add("error", where, h.Problem, `write a number of seconds from 0.001 to 3600 (more is cut to 3600), or leave "timeout" out`)
 			case h.Problem != "":
 				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
 			}

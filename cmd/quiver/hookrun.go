@@ -18,6 +18,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // exitBlocked is the exit code of `hook run --exit-code` when blocked.
@@ -68,7 +69,7 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.PayloadFile, "payload", "", "read the payload JSON from `FILE` instead of stdin")
-	f.StringVar(&o.Timeout, "timeout", "", "time limit per hook, a Go `duration` like 5s or 500ms (default $QUIVER_HOOK_TIMEOUT or 30s)")
+	f.StringVar(&o.Timeout, "timeout", "", "time limit per hook, a Go `duration` like 5s or 500ms, 1ms to 1h (default $QUIVER_HOOK_TIMEOUT or 30s)")
 	f.BoolVar(&o.FailClosed, "fail-closed", false, "a failing blocking hook blocks the event")
 	f.BoolVar(&o.ExitCode, "exit-code", false, "exit 3 when the event was blocked")
 	f.StringVar(&o.Format, "format", "", "read and answer in `AGENT`'s own hook format ("+strings.Join(agents.Names(), ", ")+"); EVENT may be the agent's name for it")
@@ -76,18 +77,24 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 	return cmd
 }
 
-// hookTimeout resolves --timeout, then QUIVER_HOOK_TIMEOUT, then 30 s.
+// hookTimeout resolves --timeout, then QUIVER_HOOK_TIMEOUT, then 30 s,
+// each bounded by timeouts.Parse: a bad flag is a usage error, a bad
+// variable an error that names it, and neither is ever "no timeout".
 func (a *App) hookTimeout(cmd *cobra.Command, flag string) (time.Duration, error) {
-	v, from := flag, "--timeout"
-	if v == "" {
-		v, from = a.Getenv("QUIVER_HOOK_TIMEOUT"), "QUIVER_HOOK_TIMEOUT"
+	if flag != "" {
+		d, err := timeouts.Parse(flag)
+		if err != nil {
+			return 0, usageErrorf(cmd, "--timeout %v; write it like 5s, 500ms or 1m", err)
+		}
+		return d, nil
 	}
-	if v == "" {
+	env := a.Getenv("QUIVER_HOOK_TIMEOUT")
+	if env == "" {
 		return hooks.DefaultTimeout, nil
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, usageErrorf(cmd, "%s %q is not a positive duration; write it like 5s, 500ms or 1m", from, v)
+	d, err := timeouts.Parse(env)
+	if err != nil {
+		return 0, fmt.Errorf("QUIVER_HOOK_TIMEOUT %v; write it like 5s, 500ms or 1m, or unset it for 30s", err)
 	}
 	return d, nil
 }
@@ -369,7 +376,7 @@ to run one deliberately.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Event, "event", "", "the event to send (required)")
 	f.StringVar(&o.PayloadFile, "payload", "", "read the payload JSON from `FILE`")
-	f.StringVar(&o.Timeout, "timeout", "", "time limit, a Go `duration` (default $QUIVER_HOOK_TIMEOUT or 30s)")
+	f.StringVar(&o.Timeout, "timeout", "", "time limit, a Go `duration`, 1ms to 1h (default $QUIVER_HOOK_TIMEOUT or 30s)")
 	f.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	cmd.MarkFlagRequired("event")
 	return cmd

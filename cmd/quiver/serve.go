@@ -19,6 +19,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/rpc"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // Bounds of what hook serve holds at once: one request line (an event
@@ -66,7 +67,7 @@ the server and every hook process it started.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Timeout, "timeout", "", "time limit per hook for requests that give none, a Go `duration` (default $QUIVER_HOOK_TIMEOUT or 30s)")
+	f.StringVar(&o.Timeout, "timeout", "", "time limit per hook for requests that give none, a Go `duration`, 1ms to 1h (default $QUIVER_HOOK_TIMEOUT or 30s)")
 	f.BoolVar(&o.FailClosed, "fail-closed", false, "a failing blocking hook blocks the event, for requests that do not say (also QUIVER_FAIL_CLOSED=1)")
 	return cmd
 }
@@ -159,9 +160,11 @@ func (s *hookServer) run(ctx context.Context, raw json.RawMessage) (any, error) 
 	}
 	timeout := s.timeout
 	if p.Timeout != nil {
-		d, err := parseTimeout(p.Timeout)
+		// A duration string or a number of seconds, bounded like every
+		// other timeout.
+		d, err := timeouts.Decode(p.Timeout)
 		if err != nil {
-			return nil, rpc.Errorf(rpc.InvalidParams, "invalid params: timeout %s: %v", p.Timeout, err)
+			return nil, rpc.Errorf(rpc.InvalidParams, "invalid params: timeout %v", err)
 		}
 		timeout = d
 	}
@@ -178,32 +181,6 @@ func (s *hookServer) run(ctx context.Context, raw json.RawMessage) (any, error) 
 		return nil, rpc.Errorf(rpc.ServerError, "quiver was %s before every hook had run", ie)
 	}
 	return res, err
-}
-
-// parseTimeout reads a run's timeout: a Go duration ("5s", "500ms") or a
-// number of seconds, as agents' own hook settings write it.
-func parseTimeout(raw json.RawMessage) (time.Duration, error) {
-	var d time.Duration
-	var str string
-	var secs float64
-	switch {
-	case json.Unmarshal(raw, &str) == nil:
-		var err error
-		if d, err = time.ParseDuration(str); err != nil {
-			return 0, errors.New("not a duration; write it like 5s or 500ms, or as a number of seconds")
-		}
-	case json.Unmarshal(raw, &secs) == nil:
-		if secs > float64(24*time.Hour/time.Second) {
-			return 0, errors.New("more than a day")
-		}
-		d = time.Duration(secs * float64(time.Second))
-	default:
-		return 0, errors.New("not a duration string or a number of seconds")
-	}
-	if d <= 0 {
-		return 0, errors.New("not positive")
-	}
-	return d, nil
 }
 
 type listParams struct {

@@ -663,6 +663,45 @@ func TestServeBadInput(t *testing.T) {
 	c.wait()
 }
 
+// TestServeTimeoutIsBounded: a run's timeout that is no limit is invalid
+// params naming the value (before, "1ns" was taken as given, and a
+// handler could never be killed in time); above an hour it is capped,
+// and the request runs. The server's own --timeout and
+// QUIVER_HOOK_TIMEOUT are refused before it serves anything.
+func TestServeTimeoutIsBounded(t *testing.T) {
+	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
+	writeHooks(t, filepath.Join(h.project, ".quiver", "hooks"), map[string]string{"local": bashHook("before_tool_call", "echo '{\"context\":\"ran\"}'")})
+	h.must("trust")
+	c := startServe(t, h)
+	for i, tc := range []struct{ timeout, says string }{
+		{`1e-10`, "1e-10 seconds rounds to less than 1ms"},
+		{`"1ns"`, `"1ns" rounds to less than 1ms`},
+		{`0`, "0 seconds is not positive"},
+		{`"-5s"`, `"-5s" is not positive`},
+		{`1e10`, "1e10 seconds is too large to be a duration"},
+		{`1e400`, "1e400 seconds is not finite"},
+		{`true`, "true is neither a duration"},
+	} {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"run","params":{"event":"before_tool_call","timeout":%s}}`, i, tc.timeout))
+		r := c.await(i)
+		if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, tc.says) {
+			t.Errorf("timeout %s: answered %s; want -32602 saying %q", tc.timeout, r.raw, tc.says)
+		}
+	}
+	for _, timeout := range []any{7200, "2h", 0.5} {
+		if res := c.run("before_tool_call", map[string]any{}, "timeout", timeout); !strings.Contains(fmt.Sprint(res["context"]), "ran") {
+			t.Errorf("timeout %v: %v", timeout, res)
+		}
+	}
+	c.end()
+	if r := h.run("", "hook", "serve", "--timeout", "0s"); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, `quiver: --timeout "0s" is not positive`) {
+		t.Errorf("%s", r)
+	}
+	if r := h.with("QUIVER_HOOK_TIMEOUT=3000000h").run("", "hook", "serve"); r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, `quiver: QUIVER_HOOK_TIMEOUT "3000000h" is too large to be a duration`) {
+		t.Errorf("%s", r)
+	}
+}
+
 // TestServeStdoutOnlyProtocol: warnings (an untrusted project, a broken
 // hook) go to stderr; stdout holds only responses (next checks each).
 func TestServeStdoutOnlyProtocol(t *testing.T) {

@@ -52,7 +52,7 @@ type codec[V any] struct {
 }
 
 // cacheHeader starts every cache file; another header means another format.
-const cacheHeader = "quiver-cache 6"
+const cacheHeader = "quiver-cache 7"
 
 func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V] {
 	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), scope: s, seen: map[string]bool{}}

@@ -181,7 +181,8 @@ type Options struct {
 	Env []string
 	// TrustAll trusts every project hook (QUIVER_TRUST_ALL=1).
 	TrustAll bool
-	// QueryTimeout bounds each `hook` question (DefaultQueryTimeout if 0).
+	// QueryTimeout bounds each `hook` question (DefaultQueryTimeout if 0
+	// or less).
 	QueryTimeout time.Duration
 	// Now is the clock for retrying failed `hook` questions (time.Now if
 	// nil).
@@ -415,7 +416,7 @@ func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 	}
 	configs.save()
 	timeout := o.QueryTimeout
-	if timeout == 0 {
+	if timeout <= 0 {
 		timeout = DefaultQueryTimeout
 	}
 	// Only now is hs.Hooks complete, so pointers into it stay valid.

@@ -14,6 +14,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // Status is what one hook did (SPEC §8).
@@ -39,7 +40,7 @@ const (
 	MaxStdout      = 1 << 20
 	MaxStderr      = 64 << 10
 	MaxReason      = 1 << 10
-	DefaultTimeout = 30 * time.Second
+	DefaultTimeout = timeouts.Default
 )
 
 // Outcome is what happened when one hook ran.
@@ -71,7 +72,8 @@ type Executor struct {
 	// Env holds variables added to the environment every hook gets
 	// (proc.Environ); quiver's own QUIVER_* variables come after them.
 	Env []string
-	// Timeout per hook (DefaultTimeout if 0).
+	// Timeout per hook, bounded by timeouts.OrDefault: DefaultTimeout
+	// when zero (or anything else that is no limit), at most an hour.
 	Timeout time.Duration
 	// Pool, when set (hook serve), runs persistent hooks as long-lived
 	// `<hook> serve` processes; without it they run one-shot like any
@@ -94,10 +96,7 @@ func blocking(event string) bool {
 var errFileChanged = errors.New("its file changed since quiver read it; not run (it may no longer be trusted)")
 
 func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string) Outcome {
-	timeout := e.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := timeouts.OrDefault(e.Timeout)
 	env := append(e.Env[:len(e.Env):len(e.Env)],
 		"QUIVER_EVENT="+event, "QUIVER_HOOK_NAME="+h.Name, "QUIVER_PROJECT_DIR="+e.ProjectDir)
 	if h.DataDir != "" {
@@ -212,8 +211,11 @@ func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Durat
 // Claude reads it.
 func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string, env []string, timeout time.Duration) Outcome {
 	hd := h.Handler
-	if hd.Timeout > 0 {
-		timeout = time.Duration(hd.Timeout * float64(time.Second))
+	// Its own timeout, bounded when hooks.json was read and again here
+	// (a handler may come from a cache another version wrote); absent
+	// or no limit, the executor's applies, never none.
+	if own, err := timeouts.Bound(hd.Timeout); err == nil {
+		timeout = own
 	}
 	vars := map[string]string{"CLAUDE_PLUGIN_ROOT": h.PluginRoot, "CLAUDE_PLUGIN_DATA": h.DataDir, "CLAUDE_PROJECT_DIR": e.ProjectDir}
 	for _, name := range claude.Vars {

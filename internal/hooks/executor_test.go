@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -162,6 +164,40 @@ func TestExecutorTimeoutKillsProcessGroup(t *testing.T) {
 					syscall.Kill(pid, syscall.SIGKILL)
 					t.Errorf("grandchild %d still running", pid)
 				}
+			}
+		})
+	}
+}
+
+// A Claude handler's own timeout is the limit only when it is one: a
+// zero, negative or sub-millisecond Duration (what 1e-10 and 1e10
+// seconds once became) falls back to the executor's timeout, never to
+// "no timeout", and the handler is killed in time.
+func TestExecutorHandlerTimeoutIsBounded(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	for _, tc := range []struct {
+		own  time.Duration
+		want string
+	}{
+		{0, "timed out after 300ms"},
+		{math.MinInt64, "timed out after 300ms"},
+		{-time.Second, "timed out after 300ms"},
+		{time.Nanosecond, "timed out after 300ms"},
+		{200 * time.Millisecond, "timed out after 200ms"},
+	} {
+		t.Run(tc.own.String(), func(t *testing.T) {
+			ex := newExecutor(t, timeout)
+			h := discovery.Hook{Name: "h", Status: discovery.Active, Event: discovery.BeforeToolCall, Format: discovery.FormatClaude,
+				Handler: &claude.Handler{Event: "PreToolUse", N: 1, Type: "command", Command: "exec sleep 30", Timeout: tc.own}}
+			start := time.Now()
+			o := ex.Run(t.Context(), h, discovery.BeforeToolCall, []byte(`{"tool_name":"Bash"}`), ex.ProjectDir)
+			if o.Status != TimedOut || !strings.HasPrefix(o.Error, tc.want) {
+				t.Errorf("status %s error %q; want %s", o.Status, o.Error, tc.want)
+			}
+			// The contract is timeout + 1 s; the margin only absorbs a
+			// loaded machine.
+			if elapsed := time.Since(start); elapsed > timeout+time.Second+2*time.Second {
+				t.Errorf("returned after %s", elapsed)
 			}
 		})
 	}

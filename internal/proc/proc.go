@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // WaitDelay bounds how long Run waits for output pipes after the process
@@ -75,7 +77,9 @@ type Spec struct {
 	// Environ).
 	Env   []string
 	Stdin []byte
-	// Timeout of zero means no timeout beyond ctx.
+	// Timeout bounds the run, as timeouts.OrDefault bounds it: zero (or
+	// anything else that is no limit) is timeouts.Default, never "no
+	// timeout", and it is at most timeouts.Max.
 	Timeout time.Duration
 	// MaxStdout and MaxStderr bound what is kept. Going over MaxStdout
 	// kills the process (its output is no longer trustworthy); stderr
@@ -102,11 +106,8 @@ type Result struct {
 
 // Run starts the process and waits for it.
 func Run(ctx context.Context, s Spec) Result {
-	if s.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := context.WithTimeout(ctx, timeouts.OrDefault(s.Timeout))
+	defer cancel()
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
 	cmd.Dir = s.Dir

@@ -17,6 +17,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // Handler is one entry of a hooks.json: a command Claude would run for
@@ -30,14 +33,17 @@ type Handler struct {
 	// Matcher, If, Type, Command and Shell are the handler's fields as
 	// written ("" when absent).
 	Matcher, If, Type, Command, Shell string
-	// Timeout is the handler's own timeout in seconds, 0 when absent.
-	Timeout float64
+	// Timeout is the handler's own timeout, written in seconds and
+	// bounded by timeouts.DecodeSeconds (from 1 ms to 1 h); 0 when
+	// absent or when it is the Problem.
+	Timeout time.Duration
 	// Async handlers run but their result is ignored.
 	Async bool
 	// Problem says why quiver cannot run the handler ("" when it can):
 	// an event without a quiver equivalent, a type other than command,
 	// a matcher that does not compile, a condition quiver cannot
-	// evaluate. Such a handler is listed invalid, never run.
+	// evaluate, a timeout that is no limit. Such a handler is listed
+	// invalid, never run.
 	Problem string
 }
 
@@ -109,7 +115,9 @@ func ParseHooksObject(raw json.RawMessage) (*Config, error) {
 					return nil, fmt.Errorf("%s[%d] handler %d: %v", event, gi, n, err)
 				}
 				h.Event, h.N, h.Matcher = event, n, matcher
-				h.Problem = problem(h)
+				if h.Problem == "" { // a bad timeout was found while parsing
+					h.Problem = problem(h)
+				}
 				c.Handlers = append(c.Handlers, h)
 			}
 		}
@@ -141,8 +149,11 @@ func parseHandler(raw json.RawMessage) (Handler, error) {
 		}
 	}
 	if f.Timeout != nil && string(*f.Timeout) != "null" {
-		if err := json.Unmarshal(*f.Timeout, &h.Timeout); err != nil || h.Timeout <= 0 {
-			return h, fmt.Errorf("timeout must be a positive number of seconds, not %s", *f.Timeout)
+		// A timeout that is no limit (0, 1e-10, 1e10, "5") makes this
+		// handler invalid, not the whole file: its neighbours still run,
+		// and it is listed with the value, never run with no timeout.
+		if h.Timeout, err = timeouts.DecodeSeconds(*f.Timeout); err != nil {
+			h.Problem = "timeout " + err.Error()
 		}
 	}
 	if f.Async != nil && string(*f.Async) != "null" {
