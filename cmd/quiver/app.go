@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -254,12 +255,22 @@ func lookup(root *cobra.Command, path ...string) *cobra.Command {
 }
 
 // layout resolves the scopes for this invocation (SPEC §1).
-func (a *App) layout() (plugins.Layout, error) {
+func (a *App) layout() (plugins.Layout, error) { return a.layoutAt("") }
+
+// layoutAt resolves the scopes as layout does, except that an agent's
+// session root (SPEC §9: the session's project decides), when given,
+// stands for the working directory and QUIVER_PROJECT_DIR: only
+// --project names another project.
+func (a *App) layoutAt(sessionRoot string) (plugins.Layout, error) {
 	wd, err := a.Getwd()
 	if err != nil {
 		return plugins.Layout{}, err
 	}
-	project, err := plugins.ProjectDir(a.projectFlag, a.Getenv("QUIVER_PROJECT_DIR"), wd)
+	env := a.Getenv("QUIVER_PROJECT_DIR")
+	if sessionRoot != "" && filepath.IsAbs(sessionRoot) {
+		wd, env = sessionRoot, ""
+	}
+	project, err := plugins.ProjectDir(a.projectFlag, env, wd)
 	if err != nil {
 		return plugins.Layout{}, err
 	}

@@ -604,6 +604,9 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		res = failedClosed(fmt.Sprintf("quiver failed (%v); failing closed", plugins.Redact(err.Error())))
 	}
 	ans := ag.Encode(call, res, opts)
+	if call.Event == discovery.SessionStart {
+		a.markAgentShell()
+	}
 	if !a.printAnswer(ans) {
 		select {} // lastWords answered and ends the process
 	}
@@ -619,11 +622,11 @@ func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, c
 	if err != nil {
 		return nil, err
 	}
-	layout, err := a.layout()
+	raw, err := a.readPayload(o.PayloadFile)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := a.readPayload(o.PayloadFile)
+	layout, err := a.layoutAt(ag.SessionRoot(a.Getenv, raw))
 	if err != nil {
 		return nil, err
 	}
@@ -665,4 +668,28 @@ func (a *App) printAnswer(ans agents.Answer) bool {
 		fmt.Fprintln(a.Stderr, visible(ans.Stderr))
 	}
 	return true
+}
+
+// markAgentShell exports QUIVER_IN_AGENT=1 into the agent's own shell
+// where the agent offers a way (Claude's CLAUDE_ENV_FILE, a file of
+// exports it sources before each Bash call it starts, given to SessionStart
+// hooks), so that a quiver trust an agent runs from its Bash tool is
+// refused even where the agent's own marker is missing (SPEC §9). The file
+// is appended to only when it is a regular file or does not exist yet.
+func (a *App) markAgentShell() {
+	path := a.Getenv("CLAUDE_ENV_FILE")
+	if path == "" || !filepath.IsAbs(path) {
+		return
+	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		f.WriteString("export QUIVER_IN_AGENT=1\n")
+	}
 }

@@ -185,19 +185,26 @@ var ErrTrustChanged = errors.New("the project's trust changed meanwhile")
 
 // AgentSession names the agent whose session the environment belongs to
 // ("" outside any): Claude Code sets CLAUDECODE in its tools' shells,
-// Gemini CLI sets GEMINI_CLI, Codex its CODEX_SANDBOX* and CODEX_THREAD_ID,
-// and quiver sets QUIVER_IN_AGENT for the hooks it runs (and exports it
-// into Claude's shell at SessionStart). Trust recorded there would be an
-// agent's choice, which text it read (a README saying "run quiver trust")
-// may have made: quiver records none.
+// Gemini CLI sets GEMINI_CLI, Codex (0.169, read from its binary) sets
+// CODEX_CI, CODEX_SANDBOX*, CODEX_THREAD_ID and CODEX_SESSION_ID, and its
+// npm launcher CODEX_MANAGED_BY_NPM; quiver sets QUIVER_IN_AGENT for the
+// hooks it runs (and exports it into Claude's shell at SessionStart).
+// CODEX_HOME is a user's setting, not a marker. Trust recorded there
+// would be an agent's choice, which text it read (a README saying "run
+// quiver trust") may have made: quiver records none.
 func AgentSession(getenv func(string) string) string {
-	for _, k := range []string{"QUIVER_IN_AGENT", "CLAUDECODE", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"} {
+	for _, k := range agentMarkers {
 		if v := getenv(k); v != "" && v != "0" {
 			return k
 		}
 	}
 	return ""
 }
+
+// agentMarkers are the variables AgentSession looks for.
+var agentMarkers = []string{"QUIVER_IN_AGENT", "CLAUDECODE", "GEMINI_CLI", "CODEX_CI", "CODEX_SANDBOX",
+	"CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID", "CODEX_SESSION_ID", "CODEX_MANAGED_BY_NPM",
+	"CODEX_MANAGED_BY_BUN", "CODEX_MANAGED_BY_PNPM"}
 
 // The user's choices: which plugin and marketplace sources the user chose
 // in this project, on this machine (typed in a command, or accepted with

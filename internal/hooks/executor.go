@@ -98,7 +98,10 @@ var errFileChanged = errors.New("its file changed since quiver read it; not run 
 func (e *Executor) Run(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string) Outcome {
 	timeout := timeouts.OrDefault(e.Timeout)
 	env := append(e.Env[:len(e.Env):len(e.Env)],
-		"QUIVER_EVENT="+event, "QUIVER_HOOK_NAME="+h.Name, "QUIVER_PROJECT_DIR="+e.ProjectDir)
+		"QUIVER_EVENT="+event, "QUIVER_HOOK_NAME="+h.Name, "QUIVER_PROJECT_DIR="+e.ProjectDir,
+		// A hook runs inside an agent's session: quiver trust and trust
+		// renewal refuse there (SPEC §9: a person grants trust).
+		"QUIVER_IN_AGENT=1")
 	if h.DataDir != "" {
 		if err := checkDataDir(h.DataDir); err != nil {
 			return Outcome{Hook: h, Status: Failed, Error: err.Error(), ExitCode: -1}

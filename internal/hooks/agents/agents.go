@@ -71,6 +71,10 @@ type Agent struct {
 	// Settings are keys quiver sets when absent for hooks to work (a
 	// format version, a switch), as dotted paths and JSON values.
 	Settings []Setting
+	// RootEnv are the variables, in order, in which the agent tells its
+	// hooks the session's project folder; RootInput the input fields
+	// (a string, or a list whose first string counts).
+	RootEnv, RootInput []string
 
 	// entry builds the configuration element for one event, and keys
 	// leads to the array that holds it.
@@ -171,6 +175,37 @@ func (a *Agent) Resolve(name string) (Event, error) {
 		names = append(names, ev.Quiver+" ("+ev.Native+")")
 	}
 	return Event{}, fmt.Errorf("%s has no event %q that quiver answers; want one of %s", a.Title, name, strings.Join(names, ", "))
+}
+
+// SessionRoot is the folder the agent's session works in, as the agent
+// tells its hooks (its environment, else its input), or "" when it does
+// not say. hook run --format takes the project from it, not from the
+// working directory, so a cd into a nested clone or /tmp during the
+// session cannot trade the project's guards for another's (SPEC §9).
+func (a *Agent) SessionRoot(getenv func(string) string, input []byte) string {
+	for _, k := range a.RootEnv {
+		if v := getenv(k); v != "" {
+			return v
+		}
+	}
+	if len(a.RootInput) == 0 {
+		return ""
+	}
+	in := map[string]json.RawMessage{}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	for _, k := range a.RootInput {
+		var one string
+		if json.Unmarshal(in[k], &one) == nil && one != "" {
+			return one
+		}
+		var list []string
+		if json.Unmarshal(in[k], &list) == nil && len(list) > 0 && list[0] != "" {
+			return list[0]
+		}
+	}
+	return ""
 }
 
 // Decode reads the agent's native input for the event named by arg. An

@@ -22,6 +22,7 @@ var Claude = &Agent{
 		"Stop", agentStop,
 		"SubagentStop", agentStop,
 	),
+	RootEnv:     []string{"CLAUDE_PROJECT_DIR"},
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".claude/skills",
 	CommandsDir: ".claude/commands",

@@ -22,6 +22,7 @@ var Codex = &Agent{
 		"Stop", agentStop,
 		"SubagentStop", agentStop,
 	),
+	RootInput:   []string{"cwd"},
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".agents/skills",
 	keys:        hooksArray,

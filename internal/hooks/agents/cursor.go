@@ -23,6 +23,7 @@ var Cursor = &Agent{
 		"stop", agentStop,
 		"subagentStop", agentStop,
 	),
+	RootInput:   []string{"workspace_roots", "cwd"},
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".cursor/skills",
 	CommandsDir: ".cursor/commands",

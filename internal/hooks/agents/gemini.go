@@ -23,6 +23,7 @@ var Gemini = &Agent{
 		"BeforeAgent", userMessageSend,
 		"AfterAgent", agentStop,
 	),
+	RootEnv:     []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
 	TimeoutUnit: time.Millisecond,
 	SkillsDir:   ".gemini/skills",
 	keys:        hooksArray,
