@@ -46,8 +46,9 @@ func (a *App) newHookRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run EVENT",
 		Short: "Trigger an event: run its hooks and print the combined decision",
-		Long: `Run every active hook for EVENT (before_tool_call, after_tool_call,
-user_message_send, agent_stop, turn_end) in precedence order, feeding each
+		Long: `Run every active hook for EVENT (session_start, before_tool_call,
+after_tool_call, user_message_send, agent_stop, turn_end) in precedence
+order, feeding each
 the payload JSON read from stdin (or --payload FILE), and print one combined
 result as JSON on stdout. This is what an agent calls at every event.
 

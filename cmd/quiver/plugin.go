@@ -449,7 +449,7 @@ func (a *App) runPluginList(o pluginListOptions) error {
 		}
 		rows = append(rows, []string{
 			name, string(p.Scope.Location), ref, commit,
-			strconv.Itoa(len(p.Contents.Skills)), strconv.Itoa(len(p.Contents.Recipes)), strconv.Itoa(len(p.Contents.Hooks)),
+			strconv.Itoa(len(p.Contents.Skills)), strconv.Itoa(len(p.Contents.Recipes)), strconv.Itoa(len(p.Contents.Hooks) + len(discovery.HandlerNames(p.Contents))),
 		})
 	}
 	return writeTable(a.Stdout, []string{"NAME", "LOCATION", "REF", "COMMIT", "SKILLS", "RECIPES", "HOOKS"}, rows)
