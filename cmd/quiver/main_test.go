@@ -68,6 +68,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"snapshot":  cmdSnapshot,
 			"unchanged": cmdUnchanged,
 			"lockmatch": cmdLockMatch,
+			"lockfield": cmdLockField,
 			"serve":     cmdServe,
 			"machinedir": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
@@ -212,6 +213,31 @@ func cmdLockMatch(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if d.Sum != e.Hash {
 		ts.Fatalf("lock hash %s != folder hash %s", e.Hash, d.Sum)
+	}
+}
+
+// lockfield SCOPE_ROOT NAME FIELD VALUE: the lock entry of NAME has FIELD
+// (source, ref, commit, path, marketplace) equal to VALUE, as quiver reads
+// the file: YAML may quote a value that looks like a number (a short SHA
+// such as 660247e94), so a story compares values, never the file's text.
+func cmdLockField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: lockfield SCOPE_ROOT NAME FIELD VALUE")
+	}
+	s := plugins.Scope{Root: ts.MkAbs(args[0])}
+	lock, err := plugins.ReadLock(s.LockPath())
+	ts.Check(err)
+	e, ok := lock.Plugins[args[1]]
+	if !ok {
+		ts.Fatalf("no lock entry for %s", args[1])
+	}
+	got := map[string]string{"source": e.Source, "ref": e.Ref, "commit": e.Commit, "path": e.Path, "marketplace": e.Marketplace}
+	v, known := got[args[2]]
+	if !known {
+		ts.Fatalf("lockfield: unknown field %s", args[2])
+	}
+	if (v == args[3]) == neg {
+		ts.Fatalf("lock entry %s: %s is %q, want %q (negated: %v)", args[1], args[2], v, args[3], neg)
 	}
 }
 

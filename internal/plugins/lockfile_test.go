@@ -282,3 +282,23 @@ func FuzzParseLock(f *testing.F) {
 		}
 	})
 }
+
+// TestLockKeepsRefsThatLookLikeNumbers: a short SHA such as 660247e94
+// reads as a float in YAML; the lock quotes it and reads it back as the
+// same string (a story grepping the file's text for it once failed).
+func TestLockKeepsRefsThatLookLikeNumbers(t *testing.T) {
+	for _, ref := range []string{"660247e94", "1234567", "0x1f", "1e10", "true", "null", "~", "0755"} {
+		l := &plugins.Lock{Plugins: map[string]plugins.LockEntry{"acme/guard": {Source: "https://example.com/acme/guard.git", Ref: ref}}}
+		data, err := l.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := plugins.ParseLock(data, "quiver.lock")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", ref, err, data)
+		}
+		if got := back.Plugins["acme/guard"].Ref; got != ref {
+			t.Errorf("ref %q came back as %q\n%s", ref, got, data)
+		}
+	}
+}
