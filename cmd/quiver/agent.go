@@ -578,7 +578,7 @@ func (a *App) newAgentListCmd() *cobra.Command {
 				}
 				table = append(table, []string{r.Agent, r.Location, visible(r.Config), wired, fmt.Sprint(r.Links)})
 			}
-			return writeTable(a.Stdout, []string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}, table)
+			return a.writeTable([]string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}, table)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -22,8 +22,9 @@ type App struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Getwd          func() (string, error)
-	// StderrIsTTY turns on progress output.
-	StderrIsTTY bool
+	// StderrIsTTY turns on progress output; StdoutIsTTY, with it, color
+	// (never in pipes, never with --no-color or NO_COLOR).
+	StderrIsTTY, StdoutIsTTY bool
 
 	// Root flags.
 	projectFlag string
@@ -56,6 +57,7 @@ func newApp() *App {
 		Getenv:      os.Getenv,
 		Getwd:       os.Getwd,
 		StderrIsTTY: isTerminal(os.Stderr),
+		StdoutIsTTY: isTerminal(os.Stdout),
 	}
 }
 
@@ -146,7 +148,7 @@ func (a *App) execute(ctx context.Context, root *cobra.Command) int {
 // carried in newlines, and never a credential.
 func (a *App) printError(err error) {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	fmt.Fprintf(a.Stderr, "quiver: %s\n", visible(plugins.Redact(msg)))
+	fmt.Fprintf(a.Stderr, "%s %s\n", a.paint(a.StderrIsTTY, red, "quiver:"), visible(plugins.Redact(msg)))
 }
 
 // warnf prints a warning or notice on stderr, unless --quiet; like

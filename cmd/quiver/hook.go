@@ -122,7 +122,7 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 		}
 		rows = append(rows, row)
 	}
-	return writeTable(a.Stdout, header, rows)
+	return a.writeTable(header, rows)
 }
 
 // oneLine keeps a table cell on one line.

@@ -136,7 +136,7 @@ func (a *App) runDocList(k docKind, all, asJSON bool) error {
 		}
 		rows = append(rows, row)
 	}
-	return writeTable(a.Stdout, header, rows)
+	return a.writeTable(header, rows)
 }
 
 func (a *App) runDocShow(k docKind, name string, asJSON bool) error {

@@ -193,7 +193,7 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 				}
 				rows = append(rows, []string{visible(j.Name), j.Location, visible(j.Source), shortOr(j.Commit, "-"), visible(plugins)})
 			}
-			return writeTable(a.Stdout, []string{"NAME", "LOCATION", "SOURCE", "COMMIT", "PLUGINS"}, rows)
+			return a.writeTable([]string{"NAME", "LOCATION", "SOURCE", "COMMIT", "PLUGINS"}, rows)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
@@ -405,7 +405,7 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 				}
 				rows = append(rows, []string{visible(f.Name), visible(orDash(f.Version)), visible(truncate(desc, 70)), inst})
 			}
-			return writeTable(a.Stdout, []string{"NAME", "VERSION", "DESCRIPTION", "INSTALLED"}, rows)
+			return a.writeTable([]string{"NAME", "VERSION", "DESCRIPTION", "INSTALLED"}, rows)
 		},
 	}
 	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")

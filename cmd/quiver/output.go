@@ -27,6 +27,53 @@ func visible(s string) string {
 	return q[1 : len(q)-1]
 }
 
+// Colors, as gh uses them: red for what failed or refuses, yellow for
+// what needs a look.
+const (
+	red    = "\x1b[31m"
+	yellow = "\x1b[33m"
+	reset  = "\x1b[0m"
+)
+
+// colors reports whether output to a terminal (tty) may be colored: not
+// with --no-color, NO_COLOR or TERM=dumb.
+func (a *App) colors(tty bool) bool {
+	return tty && !a.noColor && a.Getenv("NO_COLOR") == "" && a.Getenv("TERM") != "dumb"
+}
+
+// paint colors s when output to tty may be colored.
+func (a *App) paint(tty bool, color, s string) string {
+	if !a.colors(tty) {
+		return s
+	}
+	return color + s + reset
+}
+
+// attention are the words of a table that need the reader's attention
+// (statuses of hooks, plugins and findings), and their color.
+var attention = map[string]string{
+	"untrusted": yellow, "outdated": yellow, "shadowed": "", "warning": yellow,
+	"invalid": red, "blocked": red, "failed": red, "error": red, "modified": red, "missing": red,
+}
+
+// paintTable colors the words of a rendered table that need attention,
+// after the columns are aligned, so escapes never count as width.
+func (a *App) paintTable(table string) string {
+	if !a.colors(a.StdoutIsTTY) {
+		return table
+	}
+	lines := strings.SplitAfter(table, "\n")
+	for i := 1; i < len(lines); i++ { // the header stays plain
+		words := strings.Fields(lines[i])
+		for _, w := range words {
+			if c := attention[w]; c != "" {
+				lines[i] = strings.Replace(lines[i], " "+w, " "+c+w+reset, 1)
+			}
+		}
+	}
+	return strings.Join(lines, "")
+}
+
 // writeJSON prints v as indented JSON with a final newline.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -45,7 +92,7 @@ func writeJSONLine(w io.Writer, v any) error {
 
 // writeTable prints rows under a header as plain aligned columns, the way
 // gh and kubectl do: no borders, easy to read and to grep.
-func writeTable(w io.Writer, header []string, rows [][]string) error {
+func (a *App) writeTable(header []string, rows [][]string) error {
 	var buf bytes.Buffer
 	t := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
@@ -71,14 +118,14 @@ func writeTable(w io.Writer, header []string, rows [][]string) error {
 	}
 	// Cells are padded to the column width; trailing blanks only get in
 	// the way of diff and grep.
+	var out strings.Builder
 	for _, line := range strings.SplitAfter(buf.String(), "\n") {
 		trimmed := strings.TrimRight(line, " \n")
 		if trimmed == "" && line == "" {
 			continue
 		}
-		if _, err := io.WriteString(w, trimmed+"\n"); err != nil {
-			return err
-		}
+		out.WriteString(trimmed + "\n")
 	}
-	return nil
+	_, err := io.WriteString(a.Stdout, a.paintTable(out.String()))
+	return err
 }

@@ -452,7 +452,7 @@ func (a *App) runPluginList(o pluginListOptions) error {
 			strconv.Itoa(len(p.Contents.Skills)), strconv.Itoa(len(p.Contents.Recipes)), strconv.Itoa(len(p.Contents.Hooks) + len(discovery.HandlerNames(p.Contents))),
 		})
 	}
-	return writeTable(a.Stdout, []string{"NAME", "LOCATION", "REF", "COMMIT", "SKILLS", "RECIPES", "HOOKS"}, rows)
+	return a.writeTable([]string{"NAME", "LOCATION", "REF", "COMMIT", "SKILLS", "RECIPES", "HOOKS"}, rows)
 }
 
 func dash(s string) string {

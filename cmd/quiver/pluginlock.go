@@ -119,7 +119,7 @@ local. Exits 1 when a remote cannot be asked.`,
 					}
 					rows = append(rows, []string{o.Name, o.Location, dash(shortRef(o.Ref)), dash(shortCommit(o.Current)), latest})
 				}
-				if err := writeTable(a.Stdout, []string{"NAME", "LOCATION", "REF", "CURRENT", "LATEST"}, rows); err != nil {
+				if err := a.writeTable([]string{"NAME", "LOCATION", "REF", "CURRENT", "LATEST"}, rows); err != nil {
 					return err
 				}
 			}
@@ -388,7 +388,7 @@ them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 					rows = append(rows, []string{r.Name, r.Location, r.Status, strings.Join(r.Changed, ", ")})
 				}
 				if len(rows) > 0 {
-					if err := writeTable(a.Stdout, []string{"NAME", "LOCATION", "STATUS", "CHANGED"}, rows); err != nil {
+					if err := a.writeTable([]string{"NAME", "LOCATION", "STATUS", "CHANGED"}, rows); err != nil {
 						return err
 					}
 				}
