@@ -171,7 +171,7 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 			if run {
 				a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
 			}
-			r := newReport(abs, validatePlugin(cmd.Context(), abs, run))
+			r := newReport(abs, validatePlugin(cmd.Context(), abs, run, a.queryTimeout()))
 			if asJSON {
 				if err := writeJSON(a.Stdout, r); err != nil {
 					return err
@@ -204,7 +204,7 @@ var samplePayloads = map[string]string{
 }
 
 // validatePlugin checks the plugin folder dir and returns its findings.
-func validatePlugin(ctx context.Context, dir string, run bool) []finding {
+func validatePlugin(ctx context.Context, dir string, run bool, queryTimeout time.Duration) []finding {
 	var out []finding
 	add := func(sev, file, reason, fix string) {
 		out = append(out, finding{Severity: sev, File: file, Reason: reason, Fix: fix})
@@ -247,7 +247,7 @@ func validatePlugin(ctx context.Context, dir string, run bool) []finding {
 			add("info", rel(h.Path), "disabled by its .disable suffix: listed, never run", "")
 			continue
 		}
-		out = append(out, validateHook(ctx, dir, rel(h.Path), h.Path, dataDir, ex, run)...)
+		out = append(out, validateHook(ctx, dir, rel(h.Path), h.Path, dataDir, ex, run, queryTimeout)...)
 	}
 	out = append(out, validateClaude(dir, c, rel)...)
 	for _, kind := range []discovery.Kind{discovery.Skill, discovery.Recipe} {
@@ -344,7 +344,7 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []f
 // its answer to `hook` and a run on the sample payload for its event.
 // Without run nothing of the plugin's is executed (SPEC §9: nothing
 // untrusted is executed to learn about it).
-func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor, run bool) []finding {
+func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor, run bool, queryTimeout time.Duration) []finding {
 	errf := func(reason, fix string) []finding {
 		return []finding{{Severity: "error", File: relPath, Reason: reason, Fix: fix}}
 	}
@@ -356,7 +356,7 @@ func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *h
 	if !run {
 		return []finding{{Severity: "info", File: relPath, Reason: "not run: its event and its answer are checked with --run, which runs it"}}
 	}
-	declared, err := discovery.AskType(ctx, path, dir, ex.Env, discovery.DefaultQueryTimeout)
+	declared, err := discovery.AskType(ctx, path, dir, ex.Env, queryTimeout)
 	event := declared.Event
 	if err != nil {
 		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(discovery.Events, ", "))

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // discoveryOptions wires discovery to the environment: hooks are asked
@@ -15,10 +17,28 @@ import (
 // QUIVER_PROJECT_DIR; QUIVER_TRUST_ALL=1 trusts all.
 func (a *App) discoveryOptions(layout plugins.Layout) discovery.Options {
 	return discovery.Options{
-		Layout:   layout,
-		Env:      []string{"QUIVER_PROJECT_DIR=" + layout.ProjectDir},
-		TrustAll: a.Getenv("QUIVER_TRUST_ALL") == "1",
+		Layout:       layout,
+		Env:          []string{"QUIVER_PROJECT_DIR=" + layout.ProjectDir},
+		TrustAll:     a.Getenv("QUIVER_TRUST_ALL") == "1",
+		QueryTimeout: a.queryTimeout(),
 	}
+}
+
+// queryTimeout is how long a hook may take to answer `hook` (its event):
+// QUIVER_QUERY_TIMEOUT, a Go duration from 1ms to 1h, else 5 s. A slow
+// interpreter (a pyenv shim on a busy machine) may need more; tests of
+// hooks that never answer need less.
+func (a *App) queryTimeout() time.Duration {
+	v := a.Getenv("QUIVER_QUERY_TIMEOUT")
+	if v == "" {
+		return discovery.DefaultQueryTimeout
+	}
+	d, err := timeouts.Parse(v)
+	if err != nil {
+		a.warnf("quiver: QUIVER_QUERY_TIMEOUT %v; using %s", err, discovery.DefaultQueryTimeout)
+		return discovery.DefaultQueryTimeout
+	}
+	return d
 }
 
 // pluginOrEmpty is the plugin name for JSON: org/repo or "".

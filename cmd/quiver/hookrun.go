@@ -403,7 +403,7 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 			rep.DeclareError = h.Reason
 		}
 	} else {
-		declared, derr := discovery.AskType(cmd.Context(), h.Path, layout.ProjectDir, ex.Env, discovery.DefaultQueryTimeout)
+		declared, derr := discovery.AskType(cmd.Context(), h.Path, layout.ProjectDir, ex.Env, a.queryTimeout())
 		rep.DeclaredEvent, rep.Persistent, rep.Format = declared.Event, declared.Persistent, discovery.FormatNative
 		if derr != nil {
 			rep.DeclareError = derr.Error()
