@@ -43,8 +43,6 @@ type App struct {
 	// command starts, unless the command is marked quick; tests that run
 	// commands in-process leave it nil.
 	handleSignals func()
-	// serving is hook serve's state: its discovery and persistent hooks.
-	serving *hookServer
 	result  sync.Mutex
 	printed bool
 }
@@ -157,11 +155,7 @@ func (a *App) warnf(format string, args ...any) {
 	if a.quiet {
 		return
 	}
-	msg := visible(plugins.Redact(fmt.Sprintf(format, args...)))
-	if a.serving != nil && a.serving.repeated(msg) {
-		return
-	}
-	fmt.Fprintln(a.Stderr, msg)
+	fmt.Fprintln(a.Stderr, visible(plugins.Redact(fmt.Sprintf(format, args...))))
 }
 
 // newRootCmd builds the command tree. Given the command line, it builds

@@ -182,7 +182,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if o.Format != "" {
 		return a.runHookRunAs(cmd, o)
 	}
-	failClosed := o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1"
+	failClosed := a.failClosed(o.FailClosed)
 	if failClosed && hooks.Blocking(o.Event) {
 		// A read that blocks for good (a payload pipe held open, a
 		// repository's lock file linked to /proc/kmsg) cannot be
@@ -203,7 +203,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.decide(cmd.Context(), in.layout, o.Event, failClosed, in.timeout, in.payload)
+	res, err := a.runner(in.layout).Run(cmd.Context(), o.Event, in.payload, failClosed, in.timeout)
 	if err != nil {
 		return err
 	}
@@ -231,99 +231,21 @@ func (a *App) printResult(res *hooks.Result) bool {
 	return true
 }
 
-// decide is the one trigger behind every door (hook run, hook run
-// --format, hook serve's run): the event's hooks fired and combined, no
-// hook at all under QUIVER_NO_HOOKS=1, and quiver's own block when it
-// cannot find the hooks of a blocking event it must fail closed on, or
-// was interrupted before every hook had run (SPEC §8: interrupted is not
-// allowed; a half-run chain is no decision, so without failing closed
-// the interruption is returned as the error).
-func (a *App) decide(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
-	if a.Getenv("QUIVER_NO_HOOKS") == "1" {
-		return hooks.EmptyResult(event), nil
+// runner is hook run's runtime (SPEC §8), the same one every door uses:
+// discovery from the files at each run, the environment's switches.
+func (a *App) runner(layout plugins.Layout) *hooks.Runner {
+	return &hooks.Runner{
+		Hooks:    hooks.FromFiles(a.discoveryOptions(layout)),
+		Executor: hooks.Executor{ProjectDir: layout.ProjectDir},
+		NoHooks:  a.Getenv("QUIVER_NO_HOOKS") == "1",
+		AuditLog: a.Getenv("QUIVER_AUDIT_LOG"),
+		Warn:     func(msg string) { a.warnf("%s", msg) },
 	}
-	res, err := a.fire(ctx, layout, event, failClosed, timeout, p)
-	if err != nil {
-		if !failClosed || !hooks.Blocking(event) {
-			return nil, err
-		}
-		// No hook set is no decision: fail closed says block.
-		a.warnf("quiver: %v", err)
-		res = hooks.EmptyResult(event).FailClosed(fmt.Sprintf("quiver could not find the hooks (%v); failing closed", err))
-	}
-	if ie, ok := interruption(ctx); ok {
-		if !failClosed || !hooks.Blocking(event) {
-			return nil, ie
-		}
-		res.FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
-	}
-	return res, nil
 }
 
-// eventHooks is what firing event needs of discovery: from the
-// long-lived session in hook serve, from the files otherwise.
-func (a *App) eventHooks(ctx context.Context, layout plugins.Layout, event string) (discovery.EventHooks, error) {
-	if a.serving != nil {
-		return a.serving.session.ForEvent(ctx, event)
-	}
-	o := a.discoveryOptions(layout)
-	o.KeepGoing = true
-	hs, err := discovery.Hooks(ctx, o)
-	if err != nil {
-		return discovery.EventHooks{}, err
-	}
-	return discovery.EventHooks{Hooks: hs.ForEvent(event), Untrusted: hs.UntrustedCount()}, nil
-}
-
-func (a *App) fire(ctx context.Context, layout plugins.Layout, event string, failClosed bool, timeout time.Duration, p hooks.Payload) (*hooks.Result, error) {
-	eh, err := a.eventHooks(ctx, layout, event)
-	if err != nil {
-		return nil, err
-	}
-	if n := eh.Untrusted; n > 0 {
-		a.warnf("quiver: skipped %d untrusted project hook(s); review them with 'quiver hook list --all', then run 'quiver trust'", n)
-	}
-	set := eh.Hooks
-	var invalid []string
-	for _, h := range set {
-		if h.Status == discovery.Invalid {
-			invalid = append(invalid, h.Name+" ("+h.Reason+")")
-		}
-	}
-	if len(invalid) > 0 {
-		effect := "they did not run"
-		if failClosed && hooks.Blocking(event) {
-			effect = "the event is blocked (--fail-closed)"
-		}
-		a.warnf("quiver: %d invalid hook(s) might handle %s, and %s: %s; see quiver doctor",
-			len(invalid), event, effect, strings.Join(invalid, "; "))
-	}
-	ex := a.executor(layout, timeout)
-	if a.serving != nil {
-		ex.Pool = a.serving.pool
-		a.serving.pool.Retain(event, set)
-	}
-	t := &hooks.Trigger{
-		Run:        ex.Run,
-		ProjectDir: layout.ProjectDir,
-		FailClosed: failClosed,
-	}
-	if path := a.Getenv("QUIVER_AUDIT_LOG"); path != "" {
-		log, err := hooks.OpenAuditLog(path)
-		if err != nil {
-			a.warnf("quiver: audit log: %v", err)
-		} else {
-			defer func() {
-				if log.Err != nil {
-					a.warnf("quiver: audit log: %v", log.Err)
-				}
-				log.Close()
-			}()
-			t.OnOutcome = log.Record
-		}
-	}
-	return t.Fire(ctx, event, p, set), nil
-}
+// failClosed is --fail-closed or QUIVER_FAIL_CLOSED=1: the one place the
+// variable is read.
+func (a *App) failClosed(flag bool) bool { return flag || a.Getenv("QUIVER_FAIL_CLOSED") == "1" }
 
 // ---- hook test ----
 
@@ -582,7 +504,7 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		return &usageError{err: err, cmd: cmd}
 	}
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
-	failClosed := (o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1") && hooks.Blocking(call.Event)
+	failClosed := a.failClosed(o.FailClosed) && hooks.Blocking(call.Event)
 	opts := agents.Options{AllowRewrites: o.AllowRewrites}
 	failedClosed := func(why string) *hooks.Result { return hooks.EmptyResult(call.Event).FailClosed(why) }
 	if failClosed {
@@ -644,7 +566,7 @@ func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, c
 	if err != nil {
 		return nil, err
 	}
-	res, err := a.decide(cmd.Context(), layout, call.Event, o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1", timeout, payload)
+	res, err := a.runner(layout).Run(cmd.Context(), call.Event, payload, a.failClosed(o.FailClosed), timeout)
 	if err != nil {
 		return nil, err
 	}

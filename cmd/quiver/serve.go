@@ -74,19 +74,49 @@ the server and every hook process it started.`,
 
 // hookServer is hook serve's state between requests.
 type hookServer struct {
-	app    *App
 	layout plugins.Layout
 	opts   discovery.Options
 	pool   *hooks.Pool
 	// session answers discovery from memory until something changes
 	// (SPEC §14: every request sees the current state).
-	session    *discovery.Session
+	session *discovery.Session
+	// runner is the runtime every door uses, fed by the session and
+	// running persistent hooks in the pool.
+	runner     *hooks.Runner
 	timeout    time.Duration
 	failClosed bool
 	rpc        *rpc.Server
 
 	warnedMu sync.Mutex
 	warned   map[string]bool
+}
+
+// newHookServer builds the server's state: a discovery session, a pool
+// of persistent hooks, and the Runner every door uses, fed by both.
+func (a *App) newHookServer(layout plugins.Layout, timeout time.Duration, failClosed bool) *hookServer {
+	s := &hookServer{
+		layout: layout, opts: a.discoveryOptions(layout), pool: hooks.NewPool(),
+		timeout: timeout, failClosed: failClosed, warned: map[string]bool{},
+	}
+	s.opts.KeepGoing = true
+	s.session = discovery.NewSession(s.opts)
+	s.runner = a.runner(layout)
+	s.runner.Hooks = s.session.ForEvent
+	s.runner.Executor.Pool = s.pool
+	s.runner.Warn = func(msg string) {
+		// A long-lived server says each warning once, not at every
+		// request.
+		if !s.repeated(msg) {
+			a.warnf("%s", msg)
+		}
+	}
+	return s
+}
+
+// close ends the session and every hook process the server started.
+func (s *hookServer) close() {
+	s.session.Close()
+	s.pool.Close()
 }
 
 func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
@@ -98,16 +128,8 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	if err != nil {
 		return err
 	}
-	s := &hookServer{
-		app: a, layout: layout, opts: a.discoveryOptions(layout), pool: hooks.NewPool(),
-		timeout: timeout, failClosed: o.FailClosed || a.Getenv("QUIVER_FAIL_CLOSED") == "1",
-		warned: map[string]bool{},
-	}
-	s.opts.KeepGoing = true
-	s.session = discovery.NewSession(s.opts)
-	defer s.session.Close()
-	a.serving = s
-	defer s.pool.Close()
+	s := a.newHookServer(layout, timeout, a.failClosed(o.FailClosed))
+	defer s.close()
 	// A client that goes away makes writing a response fail with EPIPE
 	// rather than kill quiver by SIGPIPE before it stops its hooks.
 	// Notify, not Ignore: an ignored signal stays ignored in every hook
@@ -149,7 +171,7 @@ type runParams struct {
 	FailClosed *bool           `json:"fail_closed"`
 }
 
-// run is hook run's work, through the same decide.
+// run is hook run's work, through the same Runner.
 func (s *hookServer) run(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p runParams
 	if err := decodeParams(raw, &p); err != nil {
@@ -176,7 +198,7 @@ func (s *hookServer) run(ctx context.Context, raw json.RawMessage) (any, error) 
 	if err != nil {
 		return nil, rpc.Errorf(rpc.InvalidParams, "invalid params: %v", err)
 	}
-	res, err := s.app.decide(ctx, s.layout, p.Event, failClosed, timeout, payload)
+	res, err := s.runner.Run(ctx, p.Event, payload, failClosed, timeout)
 	if ie := (interruptedError{}); errors.As(err, &ie) {
 		return nil, rpc.Errorf(rpc.ServerError, "quiver was %s before every hook had run", ie)
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 )
 
@@ -34,12 +33,8 @@ func BenchmarkServeRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &hookServer{app: a, layout: layout, opts: a.discoveryOptions(layout), pool: hooks.NewPool(), timeout: hooks.DefaultTimeout, warned: map[string]bool{}}
-	s.opts.KeepGoing = true
-	s.session = discovery.NewSession(s.opts)
-	defer s.session.Close()
-	defer s.pool.Close()
-	a.serving = s
+	s := a.newHookServer(layout, hooks.DefaultTimeout, false)
+	defer s.close()
 	params := json.RawMessage(`{"event":"before_tool_call","payload":{"tool_name":"bash","tool_input":{"command":"ls"}}}`)
 	ctx := context.Background()
 	for range 3 { // the session's first discoveries
