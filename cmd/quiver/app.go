@@ -43,8 +43,8 @@ type App struct {
 	// command starts, unless the command is marked quick; tests that run
 	// commands in-process leave it nil.
 	handleSignals func()
-	result  sync.Mutex
-	printed bool
+	result        sync.Mutex
+	printed       bool
 }
 
 func newApp() *App {
