@@ -192,11 +192,40 @@ var ErrTrustChanged = errors.New("the project's trust changed meanwhile")
 // CODEX_HOME is a user's setting, not a marker. Trust recorded there
 // would be an agent's choice, which text it read (a README saying "run
 // quiver trust") may have made: quiver records none.
+//
+// A marker counts whatever its value ("0" too), and on Linux an agent
+// among the process's ancestors counts as well, so that a command line
+// that clears the markers (env -u CLAUDECODE quiver trust) is still
+// refused. This stops a command an agent was told to run; it is no wall
+// against an agent that can write its own programs.
 func AgentSession(getenv func(string) string) string {
 	for _, k := range agentMarkers {
-		if v := getenv(k); v != "" && v != "0" {
+		if getenv(k) != "" {
 			return k
 		}
+	}
+	if name := agentAncestor(); name != "" {
+		return "a process of " + name
+	}
+	return ""
+}
+
+// agentProgram names the agent a program (or the script an interpreter
+// runs) is, "" for any other.
+func agentProgram(base string) string {
+	switch strings.TrimSuffix(base, ".exe") {
+	case "claude":
+		return "Claude Code"
+	case "gemini":
+		return "Gemini CLI"
+	case "codex":
+		return "Codex"
+	case "cursor-agent":
+		return "Cursor"
+	case "opencode":
+		return "OpenCode"
+	case "copilot":
+		return "GitHub Copilot CLI"
 	}
 	return ""
 }

@@ -219,3 +219,42 @@ func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustRecordVersions: a record of an earlier version (one
+// fingerprint over the lock and the hooks, no state) holds for what it
+// covered; a record of this version with an empty state (an empty lock)
+// is not taken for one, so a marketplace a pull adds is seen (third
+// attack review of contract v3, A4).
+func TestTrustRecordVersions(t *testing.T) {
+	tr := newTree(t)
+	tr.hook(plugins.Local, "hooks/mine", BeforeToolCall)
+	t0, err := ProjectTrust(tr.layout, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, _ := plugins.ReadLock(tr.layout.Local.LockPath())
+	hooks, _ := hooksParts(tr.layout.ProjectDir, t0, nil)
+	legacy := hashParts(append(lockParts(lock), hooks...))
+	if err := updateTrustStore(tr.layout, func(ts *trustStore) error {
+		ts.Projects[tr.layout.ProjectDir] = trustRecord{Fingerprint: legacy}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if tt, _ := ProjectTrust(tr.layout, false); !tt.Trusted() || !tt.Matched() {
+		t.Fatalf("an earlier version's record no longer holds: %+v", tt)
+	}
+	// Recorded in this version's shape, with an empty lock.
+	if _, err := RecordTrust(tr.layout); err != nil {
+		t.Fatal(err)
+	}
+	s := *tr.layout.Local
+	lock.Marketplaces["tools"] = plugins.MarketplaceEntry{Source: "https://github.com/evil/market.git"}
+	if err := plugins.WriteLock(s.LockPath(), lock); err != nil {
+		t.Fatal(err)
+	}
+	tt, _ := ProjectTrust(tr.layout, false)
+	if !tt.Trusted() || tt.Matched() {
+		t.Fatalf("a pulled marketplace went unseen: trusted %v matched %v", tt.Trusted(), tt.Matched())
+	}
+}

@@ -197,7 +197,7 @@ func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, er
 
 // legacy reports a record written before records had a state fingerprint.
 func (t Trust) legacy() bool {
-	return t.HasRecord && t.record.State == "" && t.record.Fingerprint != ""
+	return t.HasRecord && t.record.Version < recordVersion && t.record.State == "" && t.record.Fingerprint != ""
 }
 
 // ProjectTrust returns the trust state of the layout's project, with its

@@ -36,7 +36,14 @@ type trustRecord struct {
 	Fingerprint string    `yaml:"fingerprint"`
 	State       string    `yaml:"state,omitempty"`
 	TrustedAt   time.Time `yaml:"trusted_at"`
+	// Version is recordVersion for records with two fingerprints; 0 for
+	// an earlier version's (whose one fingerprint covered the lock).
+	Version int `yaml:"v,omitempty"`
 }
+
+// recordVersion marks records that hold both fingerprints: an empty
+// State is then an empty lock, not an earlier version's record.
+const recordVersion = 2
 
 // maxTrustStore bounds the trust store: one record is about 150 bytes, so
 // this is room for some 100,000 projects.
@@ -83,10 +90,10 @@ func RecordTrust(l plugins.Layout) (Trust, error) {
 // happened meanwhile is never undone. Nothing is written when the record
 // already matches.
 func storeTrust(l plugins.Layout, t Trust, expected *trustRecord) (Trust, error) {
-	if t.HasRecord && t.record.Fingerprint == t.Fingerprint && t.record.State == t.State {
+	if t.HasRecord && t.record.Version == recordVersion && t.record.Fingerprint == t.Fingerprint && t.record.State == t.State {
 		return t, nil
 	}
-	rec := trustRecord{Fingerprint: t.Fingerprint, State: t.State, TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	rec := trustRecord{Fingerprint: t.Fingerprint, State: t.State, TrustedAt: time.Now().UTC().Truncate(time.Second), Version: recordVersion}
 	err := updateTrustStore(l, func(ts *trustStore) error {
 		cur, had := ts.Projects[l.ProjectDir]
 		if expected != nil && (cur.Fingerprint != expected.Fingerprint || cur.State != expected.State || had != (*expected != trustRecord{})) {

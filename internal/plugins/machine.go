@@ -1,19 +1,20 @@
 package plugins
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
 )
 
 // MigrateMachine moves what earlier versions kept in a project's .quiver
 // folder but belongs to this machine (SPEC §1, §9: plugin data, the agents'
 // wiring record) to the project's machine folder under the user's home,
 // once: it acts only while that folder does not exist yet, and costs a
-// hook run one or three lstat calls. What git
+// hook run one to four lstat calls. What git
 // tracks in the project came with the repository, not from this machine,
 // and is left where it is, ignored. Caches are not moved (they are
 // rebuilt). notify reports each move.
@@ -24,6 +25,11 @@ func MigrateMachine(l Layout, notify func(string)) error {
 	s := *l.Local
 	if _, err := os.Lstat(s.Machine); !errors.Is(err, fs.ErrNotExist) {
 		return nil // migrated already (or not ours to decide)
+	}
+	if fi, err := os.Lstat(s.Root); err != nil || !fi.IsDir() {
+		// No .quiver, or one that is a link (a repository may commit
+		// .quiver as a link to a tracked folder): nothing to move.
+		return nil
 	}
 	old := []string{filepath.Join(s.Root, "data"), filepath.Join(s.Root, "agents.yaml")}
 	var present []string
@@ -71,15 +77,55 @@ func hasLink(p string) bool {
 }
 
 // trackedByGit reports which of paths git tracks (any file under a
-// folder counts for the folder). Without git or a work tree, none.
+// folder counts for the folder), reading the repository's index with
+// go-git: running git on a cloned repository would run what its
+// .git/config says (core.fsmonitor). A repository whose index cannot be
+// read tracks everything, so nothing of it moves.
 func trackedByGit(dir string, paths []string) map[string]bool {
 	out := map[string]bool{}
-	for _, p := range paths {
-		cmd := exec.Command("git", "-C", dir, "ls-files", "-z", "--", p)
-		var stdout bytes.Buffer
-		cmd.Stdout = &stdout
-		if cmd.Run() == nil && stdout.Len() > 0 {
+	all := func() map[string]bool {
+		for _, p := range paths {
 			out[p] = true
+		}
+		return out
+	}
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return out // not in a work tree: nothing is tracked
+	}
+	if err != nil {
+		return all()
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return all()
+	}
+	idx, err := repo.Storer.Index()
+	if err != nil {
+		return all()
+	}
+	root, err := filepath.EvalSymlinks(wt.Filesystem.Root())
+	if err != nil {
+		return all()
+	}
+	for _, p := range paths {
+		real, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			out[p] = true
+			continue
+		}
+		rel, err := filepath.Rel(root, filepath.Join(real, filepath.Base(p)))
+		if err != nil || strings.HasPrefix(rel, "..") {
+			out[p] = true
+			continue
+		}
+		rel = strings.ToLower(filepath.ToSlash(rel))
+		for _, e := range idx.Entries {
+			name := strings.ToLower(e.Name) // case-insensitive file systems
+			if name == rel || strings.HasPrefix(name, rel+"/") {
+				out[p] = true
+				break
+			}
 		}
 	}
 	return out

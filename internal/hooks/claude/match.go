@@ -237,14 +237,33 @@ func (c *Condition) Match(toolName string, toolInput json.RawMessage, cwd, proje
 		p := str(pathField(c.tool))
 		return p != "" && matchPath(c.spec, p, cwd, project, home)
 	case "domain":
-		u, err := url.Parse(str("url"))
-		if err != nil {
-			return false
+		h, ok := plainHost(str("url"))
+		if !ok {
+			// A URL read otherwise by the fetch (a WHATWG parser strips
+			// tabs, takes \ for /, decodes %65, maps fullwidth letters)
+			// than here: the guard runs, never skipped on doubt.
+			return true
 		}
-		h := strings.ToLower(u.Hostname())
 		return h == c.spec || strings.HasSuffix(h, "."+c.spec)
 	}
 	return false
+}
+
+// plainHost is a URL's lowercase host when the URL is plain enough that
+// every parser reads the same host: printable ASCII without white space,
+// backslash or percent escapes, an http(s) scheme and a host Go parses.
+// ok is false otherwise.
+func plainHost(raw string) (string, bool) {
+	for _, r := range raw {
+		if r <= ' ' || r >= 0x7f || r == '\\' || r == '%' {
+			return "", false
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
+		return "", false
+	}
+	return strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")), true
 }
 
 func (c *Condition) matchTool(name string) bool {

@@ -45,6 +45,19 @@ var bashCases = []struct {
 	{"git push *", "cd x && FOO=1 git push --force", true},
 	{"git push *", "xargs git push", true},
 	{"git push *", "echo x | xargs -n 1 git push", true},
+	// Every wrapper that runs another command is looked through, as
+	// Claude's checker does (time, nohup, timeout, nice, stdbuf, env,
+	// command) and more: matching more only runs the guard more.
+	{"git push *", "timeout 5 git push", true},
+	{"git push *", "timeout --signal=KILL 5 git push origin", true},
+	{"git push *", "nohup git push", true},
+	{"git push *", "nice -n 5 git push", true},
+	{"git push *", "stdbuf -o0 git push", true},
+	{"git push *", "env FOO=1 git push", true},
+	{"git push *", "command git push", true},
+	{"git push *", "sudo timeout 5 git push", true},
+	{"git push:*", "sudo -u deploy git push", true},
+	{"git push *", "nohup ls", false},
 	// Redirections, quotes and white space are not the command.
 	{"git push *", "git push 2>/dev/null", true},
 	{"git push *", ">out git push", true},

@@ -73,6 +73,16 @@ func TestCondition(t *testing.T) {
 		{"NotebookEdit(*.ipynb)", "NotebookEdit", `{"notebook_path":"/p/n.ipynb"}`, true},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://docs.example.com/x"}`, true},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://evil-example.com/x"}`, false},
+		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://example.com./x"}`, true},
+		// URLs a browser-style parser reads otherwise than Go's: the
+		// guard runs (third attack review of contract v3).
+		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://evil.com\\@good.example/"}`, true},
+		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":" https://evil.com/"}`, true},
+		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://ev\til.com/"}`, true},
+		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://%65vil.com/"}`, true},
+		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://ｅvil.com/"}`, true},
+		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://user@evil.com/"}`, true},
+		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://good.example/"}`, false},
 		{"mcp__github", "mcp__github__search", `{}`, true},
 		{"mcp__github", "mcp__gitlab__search", `{}`, false},
 	}

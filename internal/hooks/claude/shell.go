@@ -328,28 +328,40 @@ func doubleQuoted(g glob, s string) glob {
 }
 
 // commandTexts returns what a rule is matched against for one simple
-// command: its arguments joined by single spaces, and for xargs also the
-// command xargs runs (Claude matches "xargs git push" against git push
-// rules; quiver also steps over xargs's options). ok is false when xargs's
-// options are too many to follow.
+// command: its arguments joined by single spaces and, when the command is
+// a wrapper that runs another (xargs, timeout 5, nohup, sudo, env X=1,
+// ...), also every tail of it, so the wrapped command is matched whatever
+// options the wrapper took. Claude Code 2.1.328 looks through the same
+// wrappers when it checks a command (its permission checker peels time,
+// nohup, timeout, nice, stdbuf, env, command and xargs); matching every
+// tail matches at least as often. ok is false when a wrapper's words are
+// too many to follow: the guard then runs.
 func commandTexts(argv []word) (texts []glob, ok bool) {
 	texts = append(texts, joinWords(argv))
-	if len(argv) < 2 || !isText(argv[0].g, "xargs") {
+	if len(argv) < 2 || !isWrapper(argv[0]) {
 		return texts, true
 	}
-	option := func(w word) bool { return len(w.g) > 0 && (w.g[0] == '-' || w.g[0] == anyText) }
 	for k := 1; k < len(argv); k++ {
 		if k > 16 {
 			return nil, false
 		}
 		texts = append(texts, joinWords(argv[k:]))
-		// The command starts at the first word that is neither an option
-		// nor, perhaps, an option's value.
-		if !option(argv[k]) && (k == 1 || !option(argv[k-1])) {
-			break
-		}
 	}
 	return texts, true
+}
+
+// wrappers run the command their arguments name.
+var wrappers = []string{"xargs", "time", "nohup", "timeout", "nice", "stdbuf", "env", "command", "builtin",
+	"noglob", "sudo", "doas", "setsid", "ionice", "chrt", "taskset", "flock", "watch", "exec", "unbuffer",
+	"caffeinate", "chronic", "nsenter", "unshare", "strace", "ltrace", "script"}
+
+func isWrapper(w word) bool {
+	for _, name := range wrappers {
+		if isText(w.g, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // joinWords joins arguments with single spaces; next to a word that may
