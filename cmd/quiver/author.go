@@ -12,11 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
-	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -195,12 +196,12 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 
 // samplePayloads are the minimal payloads validate runs each hook with.
 var samplePayloads = map[string]string{
-	discovery.BeforeToolCall:  `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_user_id":"validate"}`,
-	discovery.AfterToolCall:   `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_output":"hello\n","tool_user_id":"validate"}`,
-	discovery.UserMessageSend: `{"conv_id":"quiver-validate","message":"hello"}`,
-	discovery.AgentStop:       `{"conv_id":"quiver-validate","messages":[]}`,
-	discovery.TurnEnd:         `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`,
-	discovery.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
+	format.BeforeToolCall:  `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_user_id":"validate"}`,
+	format.AfterToolCall:   `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_output":"hello\n","tool_user_id":"validate"}`,
+	format.UserMessageSend: `{"conv_id":"quiver-validate","message":"hello"}`,
+	format.AgentStop:       `{"conv_id":"quiver-validate","messages":[]}`,
+	format.TurnEnd:         `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`,
+	format.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
 }
 
 // validatePlugin checks the plugin folder dir and returns its findings.
@@ -293,14 +294,14 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []f
 		}
 	}
 	for _, hf := range c.HookFiles {
-		var cfg *claude.Config
+		var cfg *format.Config
 		var err error
 		if hf.Inline != nil {
-			cfg, err = claude.ParseHooksObject(hf.Inline)
+			cfg, err = format.ParseHooksObject(hf.Inline)
 		} else {
 			var data []byte
 			if data, err = safefs.ReadFile(hf.Path, safefs.MaxMeta); err == nil {
-				cfg, err = claude.ParseConfig(data)
+				cfg, err = format.ParseConfig(data)
 			}
 		}
 		file := rel(hf.Path)
@@ -310,9 +311,9 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []f
 		}
 		for _, h := range cfg.Handlers {
 			where := fmt.Sprintf("%s (%s)", file, h.ItemName())
-			_, mapped := claude.QuiverEvent(h.Event)
+			_, mapped := format.QuiverEvent(h.Event)
 			switch {
-			case !claude.KnownEvent(h.Event):
+			case !format.KnownEvent(h.Event):
 				add("error", where, "unknown event "+h.Event, "use an event of Claude Code's hooks reference (PreToolUse, PostToolUse, Stop, ...)")
 			case !mapped:
 				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
@@ -359,7 +360,7 @@ func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *h
 	declared, err := discovery.AskType(ctx, path, dir, ex.Env, queryTimeout)
 	event := declared.Event
 	if err != nil {
-		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(discovery.Events, ", "))
+		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(format.Events, ", "))
 	}
 	p, _ := hooks.ParsePayload(event, []byte(samplePayloads[event]), dir)
 	data, _ := json.Marshal(p)

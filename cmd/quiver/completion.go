@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -53,7 +55,7 @@ func (a *App) completeScopeNames(toComplete string, skip []string, list func(plu
 
 func completeEvents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	var out []string
-	for _, e := range discovery.Events {
+	for _, e := range format.Events {
 		if strings.HasPrefix(e, toComplete) {
 			out = append(out, e)
 		}

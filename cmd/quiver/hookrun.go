@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -527,7 +529,7 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		res = failedClosed(fmt.Sprintf("quiver failed (%v); failing closed", plugins.Redact(err.Error())))
 	}
 	ans := ag.Encode(call, res, opts)
-	if call.Event == discovery.SessionStart {
+	if call.Event == format.SessionStart {
 		a.markAgentShell()
 	}
 	if !a.printAnswer(ans) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -26,7 +28,7 @@ func benchLayout(b *testing.B, n int) plugins.Layout {
 		for h := range 5 {
 			p := filepath.Join(dir, "hooks", fmt.Sprintf("hook%d", h))
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", Events[h])), 0o755)
+			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", format.Events[h])), 0o755)
 		}
 		for s := range 3 {
 			p := filepath.Join(dir, "skills", fmt.Sprintf("skill%d", s), "SKILL.md")
@@ -93,7 +95,7 @@ func BenchmarkTypeCacheLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := range 5000 {
-		fc.store(filepath.Join(s.Root, "plugins", fmt.Sprintf("org%d@plugin%d", i/5, i/5), "hooks", fmt.Sprintf("hook%d", i%5)), fi, hookType{Declared: Declared{Event: Events[i%5]}})
+		fc.store(filepath.Join(s.Root, "plugins", fmt.Sprintf("org%d@plugin%d", i/5, i/5), "hooks", fmt.Sprintf("hook%d", i%5)), fi, hookType{Declared: Declared{Event: format.Events[i%5]}})
 	}
 	fc.save()
 	for b.Loop() {
@@ -112,7 +114,7 @@ func BenchmarkResolve(b *testing.B) {
 		if i%2 == 1 {
 			loc = plugins.Global
 		}
-		base = append(base, Hook{Name: fmt.Sprintf("org%d/plugin/hook%d", i/2, i%5), Location: loc, Event: Events[i%5]})
+		base = append(base, Hook{Name: fmt.Sprintf("org%d/plugin/hook%d", i/2, i%5), Location: loc, Event: format.Events[i%5]})
 	}
 	hooks := make([]Hook, len(base))
 	for b.Loop() {
@@ -155,14 +157,14 @@ func BenchmarkSessionHooks(b *testing.B) {
 			s := NewSession(Options{Layout: benchLayout(b, n), Env: os.Environ()})
 			defer s.Close()
 			for range 3 {
-				if _, err := s.ForEvent(b.Context(), TurnEnd); err != nil {
+				if _, err := s.ForEvent(b.Context(), format.TurnEnd); err != nil {
 					b.Fatal(err)
 				}
 			}
 			runs := s.runs
 			b.ResetTimer()
 			for b.Loop() {
-				e, err := s.ForEvent(b.Context(), TurnEnd)
+				e, err := s.ForEvent(b.Context(), format.TurnEnd)
 				if err != nil || len(e.Hooks) != 0 {
 					b.Fatal(err, len(e.Hooks))
 				}
@@ -187,7 +189,7 @@ func BenchmarkDiscoverHooksTrustedProject(b *testing.B) {
 		for h := range 5 {
 			p := filepath.Join(dir, "hooks", fmt.Sprintf("hook%d", h))
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", Events[h])), 0o755)
+			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", format.Events[h])), 0o755)
 		}
 		for f := range 45 {
 			p := filepath.Join(dir, "lib", fmt.Sprintf("d%d", f%5), fmt.Sprintf("f%d.py", f))

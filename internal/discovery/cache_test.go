@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -17,11 +19,11 @@ func TestFileCacheRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries := map[string]hookType{
-		"/plain/path/hook":            {Declared: Declared{Event: TurnEnd}},
-		"/with space/and \"quotes\"":  {Declared: Declared{Event: AgentStop}},
-		`"/starts with a quote`:       {Declared: Declared{Event: BeforeToolCall}},
-		"/ünïcode/hook":               {Declared: Declared{Event: AfterToolCall}},
-		"/persistent/hook":            {Declared: Declared{Event: BeforeToolCall, Persistent: true}},
+		"/plain/path/hook":            {Declared: Declared{Event: format.TurnEnd}},
+		"/with space/and \"quotes\"":  {Declared: Declared{Event: format.AgentStop}},
+		`"/starts with a quote`:       {Declared: Declared{Event: format.BeforeToolCall}},
+		"/ünïcode/hook":               {Declared: Declared{Event: format.AfterToolCall}},
+		"/persistent/hook":            {Declared: Declared{Event: format.BeforeToolCall, Persistent: true}},
 		"/tab\there/x":                {Error: "answered \"garbage\" to `hook`"},
 		"/failing/hook with no event": {Error: "did not answer `hook` within 5s"},
 	}
@@ -52,12 +54,12 @@ func TestFileCacheRoundTrip(t *testing.T) {
 // unknown words are ignored, anything else is no declaration.
 func TestParseDeclared(t *testing.T) {
 	for answer, want := range map[string]Declared{
-		"before_tool_call":                 {Event: BeforeToolCall},
-		"before_tool_call persistent":      {Event: BeforeToolCall, Persistent: true},
-		"  agent_stop  persistent  ":       {Event: AgentStop, Persistent: true},
-		"turn_end someday-word persistent": {Event: TurnEnd, Persistent: true},
-		"user_message_send someday-word":   {Event: UserMessageSend},
-		"after_tool_call persistently":     {Event: AfterToolCall},
+		"before_tool_call":                 {Event: format.BeforeToolCall},
+		"before_tool_call persistent":      {Event: format.BeforeToolCall, Persistent: true},
+		"  agent_stop  persistent  ":       {Event: format.AgentStop, Persistent: true},
+		"turn_end someday-word persistent": {Event: format.TurnEnd, Persistent: true},
+		"user_message_send someday-word":   {Event: format.UserMessageSend},
+		"after_tool_call persistently":     {Event: format.AfterToolCall},
 	} {
 		if got, ok := parseDeclared(answer); !ok || got != want {
 			t.Errorf("%q: got %+v %v, want %+v", answer, got, ok, want)

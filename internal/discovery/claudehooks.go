@@ -5,7 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/quiver-cli/quiver/internal/hooks/claude"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -17,7 +18,7 @@ const hooksJSONCacheFile = "hooks-json"
 // parsedConfig is what the cache keeps per hooks.json: its handlers, or
 // why it could not be read.
 type parsedConfig struct {
-	Handlers []claude.Handler `json:"h,omitempty"`
+	Handlers []format.Handler `json:"h,omitempty"`
 	Error    string           `json:"e,omitempty"`
 }
 
@@ -51,9 +52,9 @@ func claudeHooks(l plugins.Layout, s source, hf plugins.HookFile, cfgs *caches[p
 		h := base
 		h.Name = ItemName(s.plugin, hf.Name+"/"+fmt.Sprintf("%s.%d", hd.Event, hd.N))
 		h.Handler = hd
-		h.Event, _ = claude.QuiverEvent(hd.Event)
+		h.Event, _ = format.QuiverEvent(hd.Event)
 		h.Status = Active
-		if sel, err := claude.NewSelector(*hd); err == nil {
+		if sel, err := format.NewSelector(*hd); err == nil {
 			h.Selector = sel
 		}
 		if hd.Problem != "" {
@@ -79,13 +80,13 @@ func loadConfig(hf plugins.HookFile, cache *fileCache[parsedConfig]) parsedConfi
 	if v, ok := cache.lookup(key, fi); ok {
 		return v
 	}
-	var cfg *claude.Config
+	var cfg *format.Config
 	if hf.Inline != nil {
-		cfg, err = claude.ParseHooksObject(hf.Inline)
+		cfg, err = format.ParseHooksObject(hf.Inline)
 	} else {
 		var data []byte
 		if data, err = safefs.ReadFile(hf.Path, safefs.MaxMeta); err == nil {
-			cfg, err = claude.ParseConfig(data)
+			cfg, err = format.ParseConfig(data)
 		}
 	}
 	var v parsedConfig

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -175,11 +177,11 @@ func TestDirIndexListsPluginsAlike(t *testing.T) {
 	tr := newTree(t)
 	s := tr.layout.Global
 	for i := range 3 {
-		tr.hook(plugins.Global, fmt.Sprintf("plugins/org@p%d/hooks/h", i), SessionStart)
+		tr.hook(plugins.Global, fmt.Sprintf("plugins/org@p%d/hooks/h", i), format.SessionStart)
 	}
 	steps := []func(){
 		func() {},
-		func() { tr.hook(plugins.Global, "plugins/org@p9/hooks/h", SessionStart) },
+		func() { tr.hook(plugins.Global, "plugins/org@p9/hooks/h", format.SessionStart) },
 		func() { os.RemoveAll(filepath.Join(s.PluginsDir(), "org@p1")) },
 		func() { tr.disable(plugins.Global, "org/p2") },
 		func() { tr.disable(plugins.Global, "org/gone") },
@@ -241,7 +243,7 @@ func TestDirIndexCannotBePlanted(t *testing.T) {
 	countReads(t)
 	tr := newTree(t)
 	s := *tr.layout.Local
-	tr.hook(plugins.Local, "hooks/real", SessionStart)
+	tr.hook(plugins.Local, "hooks/real", format.SessionStart)
 	hooksDir := filepath.Join(s.Root, "hooks")
 	time.Sleep(2 * racyWindow)
 	fi, err := os.Stat(hooksDir)

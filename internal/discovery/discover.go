@@ -8,7 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/quiver-cli/quiver/internal/hooks/claude"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -47,10 +48,10 @@ type Hook struct {
 	Format string
 	// Handler is the hooks.json entry a Claude-format hook runs (nil for
 	// native hooks, and for a hooks.json that could not be read at all).
-	Handler *claude.Handler
+	Handler *format.Handler
 	// Selector decides whether a Claude handler runs for a payload (its
 	// matcher and condition); nil for native hooks.
-	Selector *claude.Selector
+	Selector *format.Selector
 	// Ident is the native hook file as discovery found it (and trust
 	// fingerprinted it, which happens after): the executor starts it only
 	// while it is unchanged.

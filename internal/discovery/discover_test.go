@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -170,29 +172,29 @@ func TestResolverTable(t *testing.T) {
 		{
 			name: "run order: local standalone, local plugins, global standalone, global plugins; by name within a folder",
 			build: func(tr *tree) {
-				tr.hook(plugins.Global, "plugins/zed@last/hooks/a", BeforeToolCall)
-				tr.hook(plugins.Global, "hooks/b", BeforeToolCall)
-				tr.hook(plugins.Global, "hooks/a", BeforeToolCall)
-				tr.hook(plugins.Local, "plugins/acme@guard/hooks/z", BeforeToolCall)
-				tr.hook(plugins.Local, "plugins/acme@guard/hooks/m", BeforeToolCall)
-				tr.hook(plugins.Local, "hooks/y", BeforeToolCall)
+				tr.hook(plugins.Global, "plugins/zed@last/hooks/a", format.BeforeToolCall)
+				tr.hook(plugins.Global, "hooks/b", format.BeforeToolCall)
+				tr.hook(plugins.Global, "hooks/a", format.BeforeToolCall)
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/z", format.BeforeToolCall)
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/m", format.BeforeToolCall)
+				tr.hook(plugins.Local, "hooks/y", format.BeforeToolCall)
 			},
 			hooks: []string{"y active", "acme/guard/m active", "acme/guard/z active", "a active", "b active", "zed/last/a active"},
 		},
 		{
 			name: "a local standalone hook shadows a global one of the same name",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "hooks/audit", AfterToolCall)
-				tr.hook(plugins.Global, "hooks/audit", AfterToolCall)
+				tr.hook(plugins.Local, "hooks/audit", format.AfterToolCall)
+				tr.hook(plugins.Global, "hooks/audit", format.AfterToolCall)
 			},
 			hooks: []string{"audit active", "audit shadowed (shadowed by local standalone)"},
 		},
 		{
 			name: "a plugin in both scopes: the local install shadows the global one as a whole",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", BeforeToolCall)
-				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", BeforeToolCall)
-				tr.hook(plugins.Global, "plugins/acme@guard/hooks/only-global", BeforeToolCall)
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
+				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
+				tr.hook(plugins.Global, "plugins/acme@guard/hooks/only-global", format.BeforeToolCall)
 			},
 			hooks: []string{
 				"acme/guard/v active",
@@ -203,15 +205,15 @@ func TestResolverTable(t *testing.T) {
 		{
 			name: "standalone and plugin hooks never collide: plugin names are prefixed",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "hooks/v", BeforeToolCall)
-				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", BeforeToolCall)
+				tr.hook(plugins.Local, "hooks/v", format.BeforeToolCall)
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
 			},
 			hooks: []string{"v active", "acme/guard/v active"},
 		},
 		{
 			name: "a disabled plugin contributes nothing and shadows nothing by name",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", BeforeToolCall)
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
 				tr.disable(plugins.Local, "acme/guard")
 			},
 			hooks: []string{"acme/guard/v disabled (plugin acme/guard is disabled)"},
@@ -219,41 +221,41 @@ func TestResolverTable(t *testing.T) {
 		{
 			name: "a local plugin the user disabled still shadows its global install",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", BeforeToolCall)
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
 				tr.disable(plugins.Local, "acme/guard")
 				n, _ := plugins.ParseName("acme/guard")
 				if err := ChooseDisabled(tr.layout, []plugins.Name{n}, true); err != nil {
 					tr.t.Fatal(err)
 				}
-				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", BeforeToolCall)
+				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
 			},
 			hooks: []string{"acme/guard/v disabled (plugin acme/guard is disabled)", "acme/guard/v shadowed (shadowed by local acme/guard)"},
 		},
 		{
 			name: "a local plugin the repository committed disabled does not switch the global one off",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", BeforeToolCall)
+				tr.hook(plugins.Local, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
 				tr.disable(plugins.Local, "acme/guard")
-				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", BeforeToolCall)
+				tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
 			},
 			hooks: []string{"acme/guard/v disabled (plugin acme/guard is disabled)", "acme/guard/v active"},
 		},
 		{
 			name: ".disable hooks are listed, not run, and do not claim the name",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "hooks/audit.disable", AfterToolCall)
-				tr.hook(plugins.Global, "hooks/audit", AfterToolCall)
+				tr.hook(plugins.Local, "hooks/audit.disable", format.AfterToolCall)
+				tr.hook(plugins.Global, "hooks/audit", format.AfterToolCall)
 			},
 			hooks: []string{"audit disabled (file name ends in .disable)", "audit active"},
 		},
 		{
 			name: "hidden files, subfolders, non-executables and README are not hooks",
 			build: func(tr *tree) {
-				tr.hook(plugins.Local, "hooks/.hidden", BeforeToolCall)
-				tr.hook(plugins.Local, "hooks/sub/deep", BeforeToolCall)
+				tr.hook(plugins.Local, "hooks/.hidden", format.BeforeToolCall)
+				tr.hook(plugins.Local, "hooks/sub/deep", format.BeforeToolCall)
 				tr.write(plugins.Local, "hooks/README.md", "docs", 0)
 				tr.write(plugins.Local, "hooks/notes.txt", "x", 0o644)
-				tr.hook(plugins.Local, "hooks/real", BeforeToolCall)
+				tr.hook(plugins.Local, "hooks/real", format.BeforeToolCall)
 			},
 			hooks: []string{"real active"},
 		},
@@ -320,7 +322,7 @@ func TestLocalRootIsGlobalRoot(t *testing.T) {
 	if tr.layout.Local != nil {
 		t.Fatal("expected a single scope")
 	}
-	tr.hook(plugins.Global, "hooks/h", TurnEnd)
+	tr.hook(plugins.Global, "hooks/h", format.TurnEnd)
 	o := tr.options()
 	o.TrustAll = false
 	hs := tr.hooks(o)
@@ -335,10 +337,10 @@ func TestTypeCacheAsksOnlyChangedHooks(t *testing.T) {
 	tr := newTree(t)
 	var all []string
 	for i := range 6 {
-		tr.hook(plugins.Global, fmt.Sprintf("plugins/p@q%d/hooks/h%d", i, i), Events[i%len(Events)])
+		tr.hook(plugins.Global, fmt.Sprintf("plugins/p@q%d/hooks/h%d", i, i), format.Events[i%len(format.Events)])
 		all = append(all, fmt.Sprintf("h%d", i))
 	}
-	touched := tr.hook(plugins.Local, "hooks/local", TurnEnd)
+	touched := tr.hook(plugins.Local, "hooks/local", format.TurnEnd)
 	all = append(all, "local")
 	slices.Sort(all)
 
@@ -385,7 +387,7 @@ func TestUntrustedProjectHooksNeverRun(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	script := fmt.Sprintf("#!/bin/sh\ntouch %s\necho before_tool_call\n", marker)
 	hookPath := tr.write(plugins.Local, "hooks/x", script, 0o755)
-	tr.hook(plugins.Global, "hooks/mine", BeforeToolCall)
+	tr.hook(plugins.Global, "hooks/mine", format.BeforeToolCall)
 	o := tr.options()
 	o.TrustAll = false
 
@@ -397,8 +399,8 @@ func TestUntrustedProjectHooksNeverRun(t *testing.T) {
 	if got := hookSummary(hs); !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
 	}
-	if len(hs.Active(BeforeToolCall)) != 1 || hs.UntrustedCount() != 1 {
-		t.Errorf("active %v, untrusted %d", hs.Active(BeforeToolCall), hs.UntrustedCount())
+	if len(hs.Active(format.BeforeToolCall)) != 1 || hs.UntrustedCount() != 1 {
+		t.Errorf("active %v, untrusted %d", hs.Active(format.BeforeToolCall), hs.UntrustedCount())
 	}
 
 	if _, err := RecordTrust(tr.layout); err != nil {
@@ -408,7 +410,7 @@ func TestUntrustedProjectHooksNeverRun(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("trusted hook was not asked its event")
 	}
-	if got := hs.Active(BeforeToolCall); len(got) != 2 || got[0].Name != "x" {
+	if got := hs.Active(format.BeforeToolCall); len(got) != 2 || got[0].Name != "x" {
 		t.Fatalf("trusted: active %v", got)
 	}
 
@@ -440,7 +442,7 @@ func TestUntrustedProjectHooksNeverRun(t *testing.T) {
 func TestUntrustedPluginDoesNotShadowGlobal(t *testing.T) {
 	tr := newTree(t)
 	tr.write(plugins.Local, "plugins/acme@guard/hooks/v", "#!/bin/sh\nexit 1\n", 0o755)
-	tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", BeforeToolCall)
+	tr.hook(plugins.Global, "plugins/acme@guard/hooks/v", format.BeforeToolCall)
 	o := tr.options()
 	o.TrustAll = false
 	got := hookSummary(tr.hooks(o))
@@ -458,7 +460,7 @@ func TestInvalidHooks(t *testing.T) {
 	tr.write(plugins.Global, "hooks/fails", "#!/bin/sh\necho boom >&2\nexit 3\n", 0o755)
 	tr.write(plugins.Global, "hooks/no-shebang", "echo before_tool_call\n", 0o755)
 	tr.write(plugins.Global, "hooks/not-exec", "#!/bin/sh\necho before_tool_call\n", 0o644)
-	tr.hook(plugins.Global, "hooks/ok", BeforeToolCall)
+	tr.hook(plugins.Global, "hooks/ok", format.BeforeToolCall)
 	o := tr.options()
 	o.QueryTimeout = 300 * time.Millisecond
 	start := time.Now()

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -17,7 +19,7 @@ import (
 func TestHashCacheSeesEveryEdit(t *testing.T) {
 	countReads(t) // a short racy window
 	tr := newTree(t)
-	tr.hook(plugins.Local, "plugins/team@tools/hooks/lint", AfterToolCall)
+	tr.hook(plugins.Local, "plugins/team@tools/hooks/lint", format.AfterToolCall)
 	lib := tr.write(plugins.Local, "plugins/team@tools/lib/util.sh", "echo 1\n", 0)
 	time.Sleep(2 * racyWindow)
 	if _, err := RecordTrust(tr.layout); err != nil {

@@ -10,31 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/proc"
 )
-
-// The lifecycle events a hook can handle (SPEC §8).
-const (
-	SessionStart    = "session_start"
-	BeforeToolCall  = "before_tool_call"
-	AfterToolCall   = "after_tool_call"
-	UserMessageSend = "user_message_send"
-	AgentStop       = "agent_stop"
-	TurnEnd         = "turn_end"
-)
-
-// Events lists the events in the order the docs present them.
-var Events = []string{SessionStart, BeforeToolCall, AfterToolCall, UserMessageSend, AgentStop, TurnEnd}
-
-// ValidEvent reports whether s is one of the events.
-func ValidEvent(s string) bool {
-	for _, e := range Events {
-		if s == e {
-			return true
-		}
-	}
-	return false
-}
 
 // DefaultQueryTimeout bounds the `<hook> hook` question.
 const DefaultQueryTimeout = 5 * time.Second
@@ -142,7 +121,7 @@ const wordPersistent = "persistent"
 // quivers.
 func parseDeclared(answer string) (Declared, bool) {
 	f := strings.Fields(answer)
-	if len(f) == 0 || !ValidEvent(f[0]) {
+	if len(f) == 0 || !format.ValidEvent(f[0]) {
 		return Declared{}, false
 	}
 	return Declared{Event: f[0], Persistent: slices.Contains(f[1:], wordPersistent)}, true
@@ -177,7 +156,7 @@ func AskType(ctx context.Context, path, dir string, env []string, timeout time.D
 		if len(answer) > 60 {
 			answer = answer[:60] + "..."
 		}
-		return Declared{}, fmt.Errorf("answered %q to `hook`; want one of %s", answer, strings.Join(Events, ", "))
+		return Declared{}, fmt.Errorf("answered %q to `hook`; want one of %s", answer, strings.Join(format.Events, ", "))
 	}
 	return d, nil
 }

@@ -188,7 +188,7 @@ var ErrTrustChanged = errors.New("the project's trust changed meanwhile")
 // Gemini CLI sets GEMINI_CLI, Codex (0.169, read from its binary) sets
 // CODEX_CI, CODEX_SANDBOX*, CODEX_THREAD_ID and CODEX_SESSION_ID, and its
 // npm launcher CODEX_MANAGED_BY_NPM; quiver sets QUIVER_IN_AGENT for the
-// hooks it runs (and exports it into Claude's shell at SessionStart).
+// hooks it runs (and exports it into Claude's shell at format.SessionStart).
 // CODEX_HOME is a user's setting, not a marker. Trust recorded there
 // would be an agent's choice, which text it read (a README saying "run
 // quiver trust") may have made: quiver records none.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -41,7 +43,7 @@ exit 0
 	if got := hookSummary(hs); len(got) != 1 || !strings.Contains(got[0], "guard invalid (did not answer `hook` within 300ms)") {
 		t.Fatalf("first discovery: %v", got)
 	}
-	if got := hs.ForEvent(BeforeToolCall); len(got) != 1 || got[0].Status != Invalid {
+	if got := hs.ForEvent(format.BeforeToolCall); len(got) != 1 || got[0].Status != Invalid {
 		t.Fatalf("ForEvent hides the invalid guard: %+v", got)
 	}
 	if got := tr.asked(); len(got) != 1 {
@@ -63,7 +65,7 @@ exit 0
 	if got := hookSummary(hs); len(got) != 1 || got[0] != "guard active" {
 		t.Fatalf("a minute later: %v", got)
 	}
-	if got := hs.ForEvent(BeforeToolCall); len(got) != 1 || got[0].Status != Active {
+	if got := hs.ForEvent(format.BeforeToolCall); len(got) != 1 || got[0].Status != Active {
 		t.Fatalf("ForEvent: %+v", got)
 	}
 	tr.asked()
@@ -78,7 +80,7 @@ exit 0
 // hook that was never really asked.
 func TestInterruptedQuestionIsNotCached(t *testing.T) {
 	tr := newTree(t)
-	tr.hook(plugins.Global, "hooks/guard", BeforeToolCall)
+	tr.hook(plugins.Global, "hooks/guard", format.BeforeToolCall)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	o := tr.options()
@@ -99,13 +101,13 @@ func TestInterruptedQuestionIsNotCached(t *testing.T) {
 func TestForEventLeavesOutInvalidHooksWhoseNameIsHeld(t *testing.T) {
 	hs := &HookSet{Hooks: []Hook{
 		{Name: "guard", Status: Invalid, Reason: "crashed"},
-		{Name: "guard", Status: Active, Event: BeforeToolCall},
+		{Name: "guard", Status: Active, Event: format.BeforeToolCall},
 		{Name: "other", Status: Invalid, Reason: "crashed"},
-		{Name: "typed", Status: Invalid, Event: AfterToolCall, Reason: "x"},
+		{Name: "typed", Status: Invalid, Event: format.AfterToolCall, Reason: "x"},
 		{Name: "shadowed", Status: Shadowed},
 	}}
 	var got []string
-	for _, h := range hs.ForEvent(BeforeToolCall) {
+	for _, h := range hs.ForEvent(format.BeforeToolCall) {
 		got = append(got, h.Name+" "+string(h.Status))
 	}
 	if strings.Join(got, ", ") != "guard active, other invalid" {
@@ -171,7 +173,7 @@ func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
 	for _, foreign := range []bool{false, true} {
 		t.Run(fmt.Sprintf("foreign=%v", foreign), func(t *testing.T) {
 			tr := newTree(t)
-			tr.hook(plugins.Local, "hooks/mine", BeforeToolCall)
+			tr.hook(plugins.Local, "hooks/mine", format.BeforeToolCall)
 			if _, err := RecordTrust(tr.layout); err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +182,7 @@ func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
 				t.Fatalf("not as recorded before: %v", err)
 			}
 			// The user's change: a plugin with a hook, and its lock entry.
-			tr.hook(plugins.Local, "plugins/acme@guard/hooks/check", BeforeToolCall)
+			tr.hook(plugins.Local, "plugins/acme@guard/hooks/check", format.BeforeToolCall)
 			s := plugins.Scope{Location: plugins.Local, Root: tr.root(plugins.Local)}
 			lock, _ := plugins.ReadLock(s.LockPath())
 			lock.Plugins["acme/guard"] = plugins.LockEntry{Source: "https://example.com/acme/guard.git", Commit: strings.Repeat("a", 40)}
@@ -188,7 +190,7 @@ func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			if foreign {
-				tr.hook(plugins.Local, "hooks/pulled", BeforeToolCall)
+				tr.hook(plugins.Local, "hooks/pulled", format.BeforeToolCall)
 			}
 			name, _ := plugins.ParseName("acme/guard")
 			// The user typed its source.
@@ -227,7 +229,7 @@ func TestRenewTrustOnlyForTheUsersChange(t *testing.T) {
 // attack review of contract v3, A4).
 func TestTrustRecordVersions(t *testing.T) {
 	tr := newTree(t)
-	tr.hook(plugins.Local, "hooks/mine", BeforeToolCall)
+	tr.hook(plugins.Local, "hooks/mine", format.BeforeToolCall)
 	t0, err := ProjectTrust(tr.layout, false)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -68,9 +70,9 @@ func TestSessionSeesEveryChange(t *testing.T) {
 	flag := filepath.Join(filepath.Dir(tr.count), "answer-now")
 	gp := func(rel string) string { return filepath.Join(tr.root(g), "plugins", "acme@guard", rel) }
 	lp := func(rel string) string { return filepath.Join(tr.root(l), "plugins", "team@tools", rel) }
-	tr.hook(g, "plugins/acme@guard/hooks/check", BeforeToolCall)
-	tr.hook(g, "hooks/mine", SessionStart)
-	tr.write(g, "plugins/acme@guard/lib/target", hookScript(AfterToolCall), 0o755)
+	tr.hook(g, "plugins/acme@guard/hooks/check", format.BeforeToolCall)
+	tr.hook(g, "hooks/mine", format.SessionStart)
+	tr.write(g, "plugins/acme@guard/lib/target", hookScript(format.AfterToolCall), 0o755)
 	os.Symlink("../lib/target", gp("hooks/linked"))
 	os.MkdirAll(filepath.Join(tr.layout.ProjectDir, ".git"), 0o755)
 
@@ -82,9 +84,9 @@ func TestSessionSeesEveryChange(t *testing.T) {
 		change func() error
 	}{
 		{"nothing", func() error { return nil }},
-		{"install a global plugin", func() error { tr.hook(g, "plugins/org@new/hooks/h", TurnEnd); return nil }},
+		{"install a global plugin", func() error { tr.hook(g, "plugins/org@new/hooks/h", format.TurnEnd); return nil }},
 		{"install a project plugin", func() error {
-			tr.hook(l, "plugins/team@tools/hooks/lint", AfterToolCall)
+			tr.hook(l, "plugins/team@tools/hooks/lint", format.AfterToolCall)
 			tr.write(l, "plugins/team@tools/lib/util.sh", "echo 1", 0)
 			return nil
 		}},
@@ -108,10 +110,10 @@ func TestSessionSeesEveryChange(t *testing.T) {
 			return os.WriteFile(lp(".git/helper.sh"), []byte("echo 2"), 0o644)
 		}},
 		{"trust again", trust},
-		{"a standalone project hook", func() error { tr.hook(l, "hooks/local", UserMessageSend); return nil }},
+		{"a standalone project hook", func() error { tr.hook(l, "hooks/local", format.UserMessageSend); return nil }},
 		{"trust again", trust},
 		{"a hook now declares another event", func() error {
-			return os.WriteFile(gp("hooks/check"), []byte(hookScript(AgentStop)+"\n"), 0o755)
+			return os.WriteFile(gp("hooks/check"), []byte(hookScript(format.AgentStop)+"\n"), 0o755)
 		}},
 		{"chmod -x", func() error { return os.Chmod(gp("hooks/check"), 0o644) }},
 		{"chmod +x", func() error { return os.Chmod(gp("hooks/check"), 0o755) }},
@@ -129,10 +131,10 @@ func TestSessionSeesEveryChange(t *testing.T) {
 		}},
 		{"disable a project plugin", func() error { tr.disable(l, "team/tools"); return nil }},
 		{"the linked hook's target changes", func() error {
-			return os.WriteFile(gp("lib/target"), []byte(hookScript(TurnEnd)+"\n"), 0o755)
+			return os.WriteFile(gp("lib/target"), []byte(hookScript(format.TurnEnd)+"\n"), 0o755)
 		}},
 		{"the link points elsewhere", func() error {
-			tr.write(g, "plugins/acme@guard/lib/other", hookScript(SessionStart), 0o755)
+			tr.write(g, "plugins/acme@guard/lib/other", hookScript(format.SessionStart), 0o755)
 			os.Remove(gp("hooks/linked"))
 			return os.Symlink("../lib/other", gp("hooks/linked"))
 		}},
@@ -149,7 +151,7 @@ func TestSessionSeesEveryChange(t *testing.T) {
 			return nil
 		}},
 		{"the configuration appears", func() error {
-			tr.write(g, "plugins/acme@guard/cfg/deep/h.json", `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"true"}]}]}}`, 0)
+			tr.write(g, "plugins/acme@guard/cfg/deep/h.json", `{"hooks":{"format.SessionStart":[{"hooks":[{"type":"command","command":"true"}]}]}}`, 0)
 			return nil
 		}},
 		{"edit the configuration", func() error {
@@ -159,7 +161,7 @@ func TestSessionSeesEveryChange(t *testing.T) {
 		{"swap a plugin folder", func() error {
 			tmp := filepath.Join(tr.root(g), "plugins", ".new")
 			os.MkdirAll(filepath.Join(tmp, "hooks"), 0o755)
-			os.WriteFile(filepath.Join(tmp, "hooks", "swapped"), []byte(hookScript(BeforeToolCall)), 0o755)
+			os.WriteFile(filepath.Join(tmp, "hooks", "swapped"), []byte(hookScript(format.BeforeToolCall)), 0o755)
 			os.Rename(filepath.Join(tr.root(g), "plugins", "org@new"), filepath.Join(tr.root(g), "plugins", ".old"))
 			return os.Rename(tmp, filepath.Join(tr.root(g), "plugins", "org@new"))
 		}},
@@ -174,18 +176,18 @@ func TestSessionSeesEveryChange(t *testing.T) {
 		{"the lock mended", func() error { return os.Remove(tr.layout.Local.LockPath()) }},
 		{"remove a plugin", func() error { return os.RemoveAll(filepath.Join(tr.root(g), "plugins", "org@new")) }},
 		{"remove the project's .quiver", func() error { return os.RemoveAll(tr.root(l)) }},
-		{"a new .quiver", func() error { tr.hook(l, "hooks/again", TurnEnd); return nil }},
+		{"a new .quiver", func() error { tr.hook(l, "hooks/again", format.TurnEnd); return nil }},
 		{"the project's .quiver becomes a link", func() error {
 			other := filepath.Join(tr.layout.ProjectDir, "a")
 			os.MkdirAll(filepath.Join(other, "hooks"), 0o755)
-			os.WriteFile(filepath.Join(other, "hooks", "via-a"), []byte(hookScript(TurnEnd)), 0o755)
+			os.WriteFile(filepath.Join(other, "hooks", "via-a"), []byte(hookScript(format.TurnEnd)), 0o755)
 			os.RemoveAll(tr.root(l))
 			return os.Symlink("a", tr.root(l))
 		}},
 		{"the link points elsewhere", func() error {
 			other := filepath.Join(tr.layout.ProjectDir, "b")
 			os.MkdirAll(filepath.Join(other, "hooks"), 0o755)
-			os.WriteFile(filepath.Join(other, "hooks", "via-b"), []byte(hookScript(TurnEnd)), 0o755)
+			os.WriteFile(filepath.Join(other, "hooks", "via-b"), []byte(hookScript(format.TurnEnd)), 0o755)
 			tmp := filepath.Join(tr.layout.ProjectDir, "tmp-link")
 			os.Symlink("b", tmp)
 			return os.Rename(tmp, tr.root(l))
@@ -221,7 +223,7 @@ func TestSessionSeesRelinkedRoot(t *testing.T) {
 	home := filepath.Dir(tr.root(plugins.Global))
 	for _, d := range []string{"a", "b"} {
 		os.MkdirAll(filepath.Join(home, d, "hooks"), 0o755)
-		os.WriteFile(filepath.Join(home, d, "hooks", "in-"+d), []byte(hookScript(TurnEnd)), 0o755)
+		os.WriteFile(filepath.Join(home, d, "hooks", "in-"+d), []byte(hookScript(format.TurnEnd)), 0o755)
 	}
 	os.Symlink("a", tr.root(plugins.Global))
 	s := NewSession(tr.options())
@@ -240,7 +242,7 @@ func TestSessionSeesRelinkedRoot(t *testing.T) {
 // the session answers next.
 func TestSessionResultIsTheCallers(t *testing.T) {
 	tr := newTree(t)
-	tr.hook(plugins.Global, "hooks/a", SessionStart)
+	tr.hook(plugins.Global, "hooks/a", format.SessionStart)
 	s := NewSession(tr.options())
 	defer s.Close()
 	steady(t, s)
@@ -267,7 +269,7 @@ func (failingWatcher) close() error           { return nil }
 // watching at all), every call is a full discovery.
 func TestSessionWithoutWatches(t *testing.T) {
 	tr := newTree(t)
-	tr.hook(plugins.Global, "hooks/a", SessionStart)
+	tr.hook(plugins.Global, "hooks/a", format.SessionStart)
 	for _, w := range []watcher{failingWatcher{}, nil} {
 		s := NewSession(tr.options())
 		s.w = w
@@ -277,7 +279,7 @@ func TestSessionWithoutWatches(t *testing.T) {
 				t.Fatalf("call %d: %v, %d runs", i, err, s.runs)
 			}
 		}
-		tr.hook(plugins.Global, "hooks/b", TurnEnd)
+		tr.hook(plugins.Global, "hooks/b", format.TurnEnd)
 		hs, _ := s.Hooks(t.Context())
 		if !reflect.DeepEqual(setSummary(hs), setSummary(tr.hooks(tr.options()))) {
 			t.Fatal("a change was not seen")
@@ -291,7 +293,7 @@ func TestSessionWithoutWatches(t *testing.T) {
 // request answers as a fresh discovery.
 func TestSessionConcurrentRequests(t *testing.T) {
 	tr := newTree(t)
-	tr.hook(plugins.Global, "hooks/a", SessionStart)
+	tr.hook(plugins.Global, "hooks/a", format.SessionStart)
 	s := NewSession(tr.options())
 	defer s.Close()
 	done := make(chan error)
@@ -300,7 +302,7 @@ func TestSessionConcurrentRequests(t *testing.T) {
 			var err error
 			for range 50 {
 				if i%2 == 0 {
-					_, err = s.ForEvent(t.Context(), SessionStart)
+					_, err = s.ForEvent(t.Context(), format.SessionStart)
 				} else {
 					_, err = s.Hooks(t.Context())
 				}
@@ -312,7 +314,7 @@ func TestSessionConcurrentRequests(t *testing.T) {
 		}()
 	}
 	for i := range 10 {
-		tr.hook(plugins.Global, fmt.Sprintf("hooks/h%d", i), Events[i%len(Events)])
+		tr.hook(plugins.Global, fmt.Sprintf("hooks/h%d", i), format.Events[i%len(format.Events)])
 	}
 	for range 4 {
 		if err := <-done; err != nil {
@@ -324,8 +326,8 @@ func TestSessionConcurrentRequests(t *testing.T) {
 	if err != nil || setSummary(got) != setSummary(want) {
 		t.Fatalf("after the changes: %v\n%s\nwant\n%s", err, setSummary(got), setSummary(want))
 	}
-	e, _ := s.ForEvent(t.Context(), SessionStart)
-	if fmt.Sprint(e.Hooks) != fmt.Sprint(want.ForEvent(SessionStart)) || e.Untrusted != want.UntrustedCount() {
+	e, _ := s.ForEvent(t.Context(), format.SessionStart)
+	if fmt.Sprint(e.Hooks) != fmt.Sprint(want.ForEvent(format.SessionStart)) || e.Untrusted != want.UntrustedCount() {
 		t.Fatalf("ForEvent: %+v", e)
 	}
 }

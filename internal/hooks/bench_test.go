@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -50,7 +52,7 @@ func BenchmarkOverheadPerHook(b *testing.B) {
 		direct += time.Since(start)
 
 		start = time.Now()
-		if o := ex.Run(context.Background(), h, discovery.BeforeToolCall, benchPayload, dir); o.Status != OK {
+		if o := ex.Run(context.Background(), h, format.BeforeToolCall, benchPayload, dir); o.Status != OK {
 			b.Fatal(o.Status, o.Error)
 		}
 		quiver += time.Since(start)
@@ -86,11 +88,11 @@ func BenchmarkHookRun(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				p, err := ParsePayload(discovery.BeforeToolCall, benchPayload, project)
+				p, err := ParsePayload(format.BeforeToolCall, benchPayload, project)
 				if err != nil {
 					b.Fatal(err)
 				}
-				res := trig.Fire(context.Background(), discovery.BeforeToolCall, p, hs.Active(discovery.BeforeToolCall))
+				res := trig.Fire(context.Background(), format.BeforeToolCall, p, hs.Active(format.BeforeToolCall))
 				if len(res.Hooks) != n {
 					b.Fatal(len(res.Hooks))
 				}
@@ -117,15 +119,15 @@ func BenchmarkCombine(b *testing.B) {
 	}
 	trig := &Trigger{Run: run}
 	hooks := hookSet(names...)
-	p, _ := ParsePayload(discovery.BeforeToolCall, benchPayload, "/p")
+	p, _ := ParsePayload(format.BeforeToolCall, benchPayload, "/p")
 	for b.Loop() {
-		trig.Fire(context.Background(), discovery.BeforeToolCall, p, hooks)
+		trig.Fire(context.Background(), format.BeforeToolCall, p, hooks)
 	}
 }
 
 func BenchmarkParsePayload(b *testing.B) {
 	for b.Loop() {
-		if _, err := ParsePayload(discovery.BeforeToolCall, benchPayload, "/p"); err != nil {
+		if _, err := ParsePayload(format.BeforeToolCall, benchPayload, "/p"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/hooks/exact"
 	"github.com/quiver-cli/quiver/internal/proc"
 )
@@ -95,7 +96,7 @@ func TestDecodeResponseExactKeys(t *testing.T) {
 // before_tool_call: "blocked: REASON", "asked: REASON", "ok", "no_action"
 // or "failed: ERROR".
 func verdict(r proc.Result) string {
-	o := nativeOutcome(fake("guard"), discovery.BeforeToolCall, r, DefaultTimeout)
+	o := nativeOutcome(fake("guard"), format.BeforeToolCall, r, DefaultTimeout)
 	switch o.Status {
 	case Blocked, Asked:
 		return string(o.Status) + ": " + o.Reason

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/proc"
@@ -85,7 +87,7 @@ type Executor struct {
 func Blocking(event string) bool { return blocking(event) }
 
 func blocking(event string) bool {
-	return event == discovery.BeforeToolCall || event == discovery.UserMessageSend
+	return event == format.BeforeToolCall || event == format.UserMessageSend
 }
 
 // Run runs `<hook> run` with payload on stdin in dir and classifies the
@@ -157,7 +159,7 @@ func nativeOutcome(h discovery.Hook, event string, r proc.Result, timeout time.D
 		if o.Reason == "" {
 			o.Reason = "blocked by " + h.Name
 		}
-	case resp.Ask && event == discovery.BeforeToolCall:
+	case resp.Ask && event == format.BeforeToolCall:
 		o.Status, o.Response, o.Reason = Asked, resp, truncate(resp.Reason, MaxReason)
 	default:
 		o.Status, o.Response = OK, resp

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
-	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -37,21 +38,21 @@ func TestExecutorOutcomes(t *testing.T) {
 		reason string
 		err    string
 	}{
-		{"allow", discovery.BeforeToolCall, NoAction, "", ""},
-		{"block", discovery.BeforeToolCall, Blocked, "no way", ""},
-		{"block-no-reason", discovery.UserMessageSend, Blocked, "blocked by block-no-reason", ""},
-		{"block2", discovery.BeforeToolCall, Blocked, "exit two says no", ""},
-		{"block2", discovery.UserMessageSend, Blocked, "exit two says no", ""},
+		{"allow", format.BeforeToolCall, NoAction, "", ""},
+		{"block", format.BeforeToolCall, Blocked, "no way", ""},
+		{"block-no-reason", format.UserMessageSend, Blocked, "blocked by block-no-reason", ""},
+		{"block2", format.BeforeToolCall, Blocked, "exit two says no", ""},
+		{"block2", format.UserMessageSend, Blocked, "exit two says no", ""},
 		// Exit 2 only blocks the two blocking events; elsewhere it fails.
-		{"block2", discovery.AfterToolCall, Failed, "", "exit status 2: exit two says no"},
+		{"block2", format.AfterToolCall, Failed, "", "exit status 2: exit two says no"},
 		// A block answer from a non-blocking event is just an answer.
-		{"block", discovery.AgentStop, OK, "", ""},
-		{"unblock", discovery.BeforeToolCall, OK, "", ""},
-		{"fail", discovery.BeforeToolCall, Failed, "", "exit status 1: boom"},
-		{"garbage", discovery.BeforeToolCall, Failed, "", `stdout is not a JSON object: "not json at all"`},
-		{"array", discovery.BeforeToolCall, Failed, "", `stdout is not a JSON object: "[\"a\"]"`},
-		{"huge", discovery.AfterToolCall, Failed, "", "stdout exceeded 1048576 bytes"},
-		{"no-stdin", discovery.BeforeToolCall, OK, "", ""},
+		{"block", format.AgentStop, OK, "", ""},
+		{"unblock", format.BeforeToolCall, OK, "", ""},
+		{"fail", format.BeforeToolCall, Failed, "", "exit status 1: boom"},
+		{"garbage", format.BeforeToolCall, Failed, "", `stdout is not a JSON object: "not json at all"`},
+		{"array", format.BeforeToolCall, Failed, "", `stdout is not a JSON object: "[\"a\"]"`},
+		{"huge", format.AfterToolCall, Failed, "", "stdout exceeded 1048576 bytes"},
+		{"no-stdin", format.BeforeToolCall, OK, "", ""},
 	}
 	ex := newExecutor(t, 10*time.Second)
 	payload := []byte(`{"tool_input":{"command":"ls"}}`)
@@ -67,7 +68,7 @@ func TestExecutorOutcomes(t *testing.T) {
 
 func TestExecutorStderrIsBounded(t *testing.T) {
 	ex := newExecutor(t, 10*time.Second)
-	o := ex.Run(t.Context(), fake("huge-stderr"), discovery.BeforeToolCall, nil, ex.ProjectDir)
+	o := ex.Run(t.Context(), fake("huge-stderr"), format.BeforeToolCall, nil, ex.ProjectDir)
 	if o.Status != Failed || len(o.Stderr) != MaxStderr {
 		t.Errorf("status %s, kept %d bytes of stderr, want %d", o.Status, len(o.Stderr), MaxStderr)
 	}
@@ -77,7 +78,7 @@ func TestExecutorStderrIsBounded(t *testing.T) {
 func TestExecutorLargePayloadUnread(t *testing.T) {
 	ex := newExecutor(t, 5*time.Second)
 	big := []byte(`{"message":"` + strings.Repeat("m", 10<<20) + `"}`)
-	o := ex.Run(t.Context(), fake("allow"), discovery.UserMessageSend, big, ex.ProjectDir)
+	o := ex.Run(t.Context(), fake("allow"), format.UserMessageSend, big, ex.ProjectDir)
 	if o.Status != NoAction {
 		t.Errorf("status %s (%s)", o.Status, o.Error)
 	}
@@ -92,7 +93,7 @@ func TestExecutorEnvironment(t *testing.T) {
 	h.PluginRoot = t.TempDir()
 	h.DataDir = filepath.Join(t.TempDir(), "data", "acme@guard")
 	cwd := t.TempDir()
-	o := ex.Run(t.Context(), h, discovery.AfterToolCall, []byte(`{"x":1}`), cwd)
+	o := ex.Run(t.Context(), h, format.AfterToolCall, []byte(`{"x":1}`), cwd)
 	if o.Status != OK {
 		t.Fatalf("%s: %s", o.Status, o.Error)
 	}
@@ -144,7 +145,7 @@ func TestExecutorTimeoutKillsProcessGroup(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			ex := newExecutor(t, timeout, "FAKE_PID_FILE="+pidFile)
 			start := time.Now()
-			o := ex.Run(t.Context(), fake(name), discovery.BeforeToolCall, nil, ex.ProjectDir)
+			o := ex.Run(t.Context(), fake(name), format.BeforeToolCall, nil, ex.ProjectDir)
 			elapsed := time.Since(start)
 			if o.Status != TimedOut || !strings.HasPrefix(o.Error, "timed out after 500ms") {
 				t.Errorf("status %s error %q", o.Status, o.Error)
@@ -187,10 +188,10 @@ func TestExecutorHandlerTimeoutIsBounded(t *testing.T) {
 	} {
 		t.Run(tc.own.String(), func(t *testing.T) {
 			ex := newExecutor(t, timeout)
-			h := discovery.Hook{Name: "h", Status: discovery.Active, Event: discovery.BeforeToolCall, Format: discovery.FormatClaude,
-				Handler: &claude.Handler{Event: "PreToolUse", N: 1, Type: "command", Command: "exec sleep 30", Timeout: tc.own}}
+			h := discovery.Hook{Name: "h", Status: discovery.Active, Event: format.BeforeToolCall, Format: discovery.FormatClaude,
+				Handler: &format.Handler{Event: "PreToolUse", N: 1, Type: "command", Command: "exec sleep 30", Timeout: tc.own}}
 			start := time.Now()
-			o := ex.Run(t.Context(), h, discovery.BeforeToolCall, []byte(`{"tool_name":"Bash"}`), ex.ProjectDir)
+			o := ex.Run(t.Context(), h, format.BeforeToolCall, []byte(`{"tool_name":"Bash"}`), ex.ProjectDir)
 			if o.Status != TimedOut || !strings.HasPrefix(o.Error, tc.want) {
 				t.Errorf("status %s error %q; want %s", o.Status, o.Error, tc.want)
 			}
@@ -209,7 +210,7 @@ func TestExecutorReturnsWhenChildHoldsPipe(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	ex := newExecutor(t, 30*time.Second, "FAKE_PID_FILE="+pidFile, "FAKE_EXIT_EARLY=1")
 	start := time.Now()
-	o := ex.Run(t.Context(), fake("grandchild"), discovery.TurnEnd, nil, ex.ProjectDir)
+	o := ex.Run(t.Context(), fake("grandchild"), format.TurnEnd, nil, ex.ProjectDir)
 	if o.Status != NoAction {
 		t.Errorf("status %s (%s)", o.Status, o.Error)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 // jsonSeeds are the shapes hooks and agents print, right and wrong.
@@ -138,7 +138,7 @@ func FuzzParsePayload(f *testing.F) {
 	f.Add(uint8(1), []byte(`{"x":1}`), "/a \"quoted\" <dir>\n")
 	f.Add(uint8(2), []byte(``), "/b/\xff")
 	f.Fuzz(func(t *testing.T, which uint8, data []byte, projectDir string) {
-		event := discovery.Events[int(which)%len(discovery.Events)]
+		event := format.Events[int(which)%len(format.Events)]
 		p, err := ParsePayload(event, data, projectDir)
 		if err != nil {
 			if p != nil {

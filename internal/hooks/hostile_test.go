@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 )
 
@@ -139,7 +141,7 @@ func TestHostileHooks(t *testing.T) {
 	}{
 		// Endless stdout is cut at 1 MiB and the hook killed for it,
 		// long before its timeout: a failure, not a timeout.
-		{hook: "infinite", event: discovery.AfterToolCall, payload: small, timeout: 20 * time.Second, status: Failed,
+		{hook: "infinite", event: format.AfterToolCall, payload: small, timeout: 20 * time.Second, status: Failed,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) {
 				wantStdoutCut(t, o)
 				if elapsed > 10*time.Second {
@@ -148,23 +150,23 @@ func TestHostileHooks(t *testing.T) {
 			}},
 		// The same from a child that the hook left behind: the whole
 		// group goes.
-		{hook: "infinite-fork", event: discovery.AfterToolCall, payload: small, timeout: 20 * time.Second, status: Failed,
+		{hook: "infinite-fork", event: format.AfterToolCall, payload: small, timeout: 20 * time.Second, status: Failed,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) { wantStdoutCut(t, o) }},
 		// Endless stderr is kept to 64 KiB until the timeout.
-		{hook: "infinite-stderr", event: discovery.BeforeToolCall, payload: small, timeout: time.Second, status: TimedOut,
+		{hook: "infinite-stderr", event: format.BeforeToolCall, payload: small, timeout: time.Second, status: TimedOut,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) {
 				if len(o.Stderr) != MaxStderr || len(o.Error) > MaxStderr+100 {
 					t.Errorf("kept %d bytes of stderr, error of %d bytes", len(o.Stderr), len(o.Error))
 				}
 			}},
-		{hook: "huge-stderr", event: discovery.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
+		{hook: "huge-stderr", event: format.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) {
 				if len(o.Stderr) != MaxStderr {
 					t.Errorf("kept %d bytes of stderr, want %d", len(o.Stderr), MaxStderr)
 				}
 			}},
 		// A JSON object without a final newline is a fine answer.
-		{hook: "no-newline", event: discovery.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: OK,
+		{hook: "no-newline", event: format.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: OK,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) {
 				if o.Response == nil || string(o.Response.Input) != `{"newline":false}` {
 					t.Errorf("response %+v", o.Response)
@@ -172,34 +174,34 @@ func TestHostileHooks(t *testing.T) {
 			}},
 		// Half a megabyte on one line that is not JSON: a failure whose
 		// message quotes a short excerpt only.
-		{hook: "long-line", event: discovery.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
+		{hook: "long-line", event: format.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) {
 				wantShortError(t, o, "stdout is not a JSON object: ")
 			}},
-		{hook: "binary", event: discovery.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
+		{hook: "binary", event: format.BeforeToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) {
 				wantShortError(t, o, "stdout is not a JSON object: ")
 			}},
-		{hook: "binary-object", event: discovery.AfterToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
+		{hook: "binary-object", event: format.AfterToolCall, payload: small, timeout: 10 * time.Second, status: Failed,
 			check: func(t *testing.T, o Outcome, elapsed time.Duration) {
 				wantShortError(t, o, "stdout is not a valid JSON object: ")
 			}},
 		// A hook whose grandchild holds stdout open comes back after the
 		// pipe grace period, and the grandchild is killed.
-		{hook: "grandchild", event: discovery.TurnEnd, payload: small, timeout: 10 * time.Second, env: []string{"FAKE_EXIT_EARLY=1"}, status: NoAction},
-		{hook: "ignore-term", event: discovery.BeforeToolCall, payload: small, timeout: 500 * time.Millisecond, status: TimedOut},
+		{hook: "grandchild", event: format.TurnEnd, payload: small, timeout: 10 * time.Second, env: []string{"FAKE_EXIT_EARLY=1"}, status: NoAction},
+		{hook: "ignore-term", event: format.BeforeToolCall, payload: small, timeout: 500 * time.Millisecond, status: TimedOut},
 		// stdin closed at once, or after a few bytes, under a 10 MB
 		// payload: quiver's writer sees a broken pipe and carries on.
-		{hook: "no-stdin", event: discovery.UserMessageSend, payload: hostile10MB(), timeout: 10 * time.Second, status: OK},
-		{hook: "read-some-close", event: discovery.AfterToolCall, payload: hostile10MB(), timeout: 10 * time.Second, status: OK},
+		{hook: "no-stdin", event: format.UserMessageSend, payload: hostile10MB(), timeout: 10 * time.Second, status: OK},
+		{hook: "read-some-close", event: format.AfterToolCall, payload: hostile10MB(), timeout: 10 * time.Second, status: OK},
 		// stdin never read: exiting at once is fine; sleeping is a
 		// timeout, not a writer stuck on a full pipe.
-		{hook: "allow", event: discovery.UserMessageSend, payload: hostile10MB(), timeout: 10 * time.Second, status: NoAction},
-		{hook: "sleep", event: discovery.UserMessageSend, payload: hostile10MB(), timeout: 500 * time.Millisecond, status: TimedOut},
+		{hook: "allow", event: format.UserMessageSend, payload: hostile10MB(), timeout: 10 * time.Second, status: NoAction},
+		{hook: "sleep", event: format.UserMessageSend, payload: hostile10MB(), timeout: 500 * time.Millisecond, status: TimedOut},
 		// A grandchild holds stdin open and never reads it, so the 10 MB
 		// write can never finish: the run still returns, and the
 		// grandchild is killed.
-		{hook: "hold-stdin", event: discovery.UserMessageSend, payload: hostile10MB(), timeout: 5 * time.Second, status: NoAction},
+		{hook: "hold-stdin", event: format.UserMessageSend, payload: hostile10MB(), timeout: 5 * time.Second, status: NoAction},
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook, func(t *testing.T) {
@@ -252,7 +254,7 @@ func TestHostileHookDeletesItself(t *testing.T) {
 	ex := newExecutor(t, 10*time.Second, env...)
 	h := fake("self-delete")
 	h.Path = copyTestBinary(t)
-	o := ex.Run(t.Context(), h, discovery.AfterToolCall, []byte(`{"tool_output":"x"}`), ex.ProjectDir)
+	o := ex.Run(t.Context(), h, format.AfterToolCall, []byte(`{"tool_output":"x"}`), ex.ProjectDir)
 	if o.Status != OK || o.Response == nil || string(o.Response.Output) != `"deleted myself"` {
 		t.Fatalf("status %s error %q response %+v", o.Status, o.Error, o.Response)
 	}
@@ -260,7 +262,7 @@ func TestHostileHookDeletesItself(t *testing.T) {
 		t.Fatalf("the hook did not delete itself: %v", err)
 	}
 	start := time.Now()
-	o = ex.Run(t.Context(), h, discovery.AfterToolCall, []byte(`{}`), ex.ProjectDir)
+	o = ex.Run(t.Context(), h, format.AfterToolCall, []byte(`{}`), ex.ProjectDir)
 	if o.Status != Failed || !strings.Contains(o.Error, "no such file") || time.Since(start) > hostileSlack {
 		t.Errorf("second run: status %s error %q after %s", o.Status, o.Error, time.Since(start))
 	}
@@ -274,7 +276,7 @@ func TestHostileHookDaemonIsKilled(t *testing.T) {
 	marker, pidFile, env := hostileEnv(t)
 	ex := newExecutor(t, 10*time.Second, env...)
 	start := time.Now()
-	o := ex.Run(t.Context(), fake("daemon"), discovery.TurnEnd, nil, ex.ProjectDir)
+	o := ex.Run(t.Context(), fake("daemon"), format.TurnEnd, nil, ex.ProjectDir)
 	if o.Status != NoAction || time.Since(start) > 10*time.Second+time.Second+hostileSlack {
 		t.Errorf("status %s error %q after %s", o.Status, o.Error, time.Since(start))
 	}
@@ -303,7 +305,7 @@ func TestHostileOutputMemoryBounded(t *testing.T) {
 			ex.Timeout = 2 * time.Second
 		}
 		start := time.Now()
-		o := ex.Run(t.Context(), fake(name), discovery.AfterToolCall, []byte(`{}`), ex.ProjectDir)
+		o := ex.Run(t.Context(), fake(name), format.AfterToolCall, []byte(`{}`), ex.ProjectDir)
 		if elapsed := time.Since(start); elapsed > ex.Timeout+time.Second+hostileSlack {
 			t.Errorf("run %d (%s) returned after %s", i, name, elapsed)
 		}
@@ -344,7 +346,7 @@ func TestHostileHooksThroughTrigger(t *testing.T) {
 		"ignore-term": TimedOut, "grandchild": TimedOut, "no-stdin": OK, "huge-stderr": Failed,
 		"self-delete": OK, "rewrite-input": OK,
 	}
-	for _, event := range []string{discovery.BeforeToolCall, discovery.TurnEnd} {
+	for _, event := range []string{format.BeforeToolCall, format.TurnEnd} {
 		t.Run(event, func(t *testing.T) {
 			marker, pidFile, env := hostileEnv(t)
 			ex := newExecutor(t, timeout, env...)
@@ -375,14 +377,14 @@ func TestHostileHooksThroughTrigger(t *testing.T) {
 			for _, r := range res.Hooks {
 				n := strings.TrimPrefix(r.Name, "hostile/")
 				w := want[n]
-				if event == discovery.TurnEnd && w == OK {
+				if event == format.TurnEnd && w == OK {
 					w = "" // turn_end results are ignored; ok or no_action
 				}
 				if w != "" && r.Status != w || w == "" && r.Status != OK && r.Status != NoAction {
 					t.Errorf("%s: status %s (%.200q), want %s", n, r.Status, r.Error, w)
 				}
 			}
-			if event == discovery.BeforeToolCall {
+			if event == format.BeforeToolCall {
 				// rewrite-input ran last and saw the original input: the
 				// hostile hooks before it changed nothing.
 				if got := string(res.Input); !strings.Contains(got, `"command":"safe"`) || !strings.Contains(got, `"was":{"command":"ls"}`) {

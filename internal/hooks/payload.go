@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/hooks/exact"
 )
 
@@ -34,8 +35,8 @@ const (
 
 // CheckEvent returns ErrUnknownEvent unless event is one of SPEC §8's.
 func CheckEvent(event string) error {
-	if !discovery.ValidEvent(event) {
-		return fmt.Errorf("%w %q; want one of %s", ErrUnknownEvent, event, strings.Join(discovery.Events, ", "))
+	if !format.ValidEvent(event) {
+		return fmt.Errorf("%w %q; want one of %s", ErrUnknownEvent, event, strings.Join(format.Events, ", "))
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 )
 
@@ -26,22 +28,22 @@ func TestRunnerIsTheDecision(t *testing.T) {
 
 	t.Run("no hooks", func(t *testing.T) {
 		r := &Runner{Hooks: broken, NoHooks: true}
-		res, err := r.Run(t.Context(), discovery.BeforeToolCall, p, true, time.Second)
+		res, err := r.Run(t.Context(), format.BeforeToolCall, p, true, time.Second)
 		if err != nil || res.Blocked {
 			t.Fatalf("QUIVER_NO_HOOKS: %+v %v", res, err)
 		}
 	})
 	t.Run("hooks not found", func(t *testing.T) {
 		r := &Runner{Hooks: broken, Warn: warn}
-		if _, err := r.Run(t.Context(), discovery.BeforeToolCall, p, false, time.Second); err == nil {
+		if _, err := r.Run(t.Context(), format.BeforeToolCall, p, false, time.Second); err == nil {
 			t.Fatal("no hook set, and no error")
 		}
-		res, err := r.Run(t.Context(), discovery.BeforeToolCall, p, true, time.Second)
+		res, err := r.Run(t.Context(), format.BeforeToolCall, p, true, time.Second)
 		if err != nil || !res.Blocked || !strings.Contains(res.Reason, "could not find the hooks") {
 			t.Fatalf("fail closed: %+v %v", res, err)
 		}
 		// Fail closed concerns blocking events only.
-		if _, err := r.Run(t.Context(), discovery.AfterToolCall, p, true, time.Second); err == nil {
+		if _, err := r.Run(t.Context(), format.AfterToolCall, p, true, time.Second); err == nil {
 			t.Fatal("after_tool_call failed closed")
 		}
 	})
@@ -49,10 +51,10 @@ func TestRunnerIsTheDecision(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(t.Context())
 		cancel(errors.New("interrupted (SIGTERM)"))
 		r := &Runner{Hooks: none}
-		if _, err := r.Run(ctx, discovery.BeforeToolCall, p, false, time.Second); err == nil || err.Error() != "interrupted (SIGTERM)" {
+		if _, err := r.Run(ctx, format.BeforeToolCall, p, false, time.Second); err == nil || err.Error() != "interrupted (SIGTERM)" {
 			t.Fatalf("a half-run chain was a decision: %v", err)
 		}
-		res, err := r.Run(ctx, discovery.BeforeToolCall, p, true, time.Second)
+		res, err := r.Run(ctx, format.BeforeToolCall, p, true, time.Second)
 		if err != nil || !res.Blocked || !strings.Contains(res.Reason, "interrupted (SIGTERM) before every hook had run") {
 			t.Fatalf("fail closed: %+v %v", res, err)
 		}
@@ -60,7 +62,7 @@ func TestRunnerIsTheDecision(t *testing.T) {
 	t.Run("untrusted said", func(t *testing.T) {
 		said = nil
 		r := &Runner{Hooks: untrusted, Warn: warn}
-		if _, err := r.Run(t.Context(), discovery.SessionStart, p, false, time.Second); err != nil {
+		if _, err := r.Run(t.Context(), format.SessionStart, p, false, time.Second); err != nil {
 			t.Fatal(err)
 		}
 		if len(said) != 1 || !strings.Contains(said[0], "skipped 3 untrusted project hook(s)") {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 )
 
@@ -75,10 +77,10 @@ func EmptyResult(event string) *Result {
 	if blocking(event) {
 		r.Decision = Allow
 	}
-	if event == discovery.AgentStop {
+	if event == format.AgentStop {
 		r.FollowUpMessages = &[]json.RawMessage{}
 	}
-	if event != discovery.TurnEnd {
+	if event != format.TurnEnd {
 		r.Context, r.Notices = &[]Text{}, &[]Text{}
 	}
 	return r
@@ -125,7 +127,7 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 			dir = cwd
 		}
 	}
-	if event == discovery.TurnEnd {
+	if event == format.TurnEnd {
 		t.fireAll(ctx, event, p, hooks, dir, res)
 		return res
 	}
@@ -235,21 +237,21 @@ func (t *Trigger) apply(event string, o Outcome, cur Payload, res *Result) (chan
 		addText(res.Context, "context", r.Context)
 		addText(res.Notices, "notice", r.Notice)
 	}
-	if r.Ask && event != discovery.BeforeToolCall {
+	if r.Ask && event != format.BeforeToolCall {
 		notes = append(notes, "ask applies to before_tool_call only")
 	}
 	notes = append(notes, r.notes...)
 	if o.Status != Blocked {
 		switch event {
-		case discovery.BeforeToolCall:
+		case format.BeforeToolCall:
 			if r.Input != nil {
 				cur[fieldToolInput], res.Input, changed = r.Input, r.Input, true
 			}
-		case discovery.AfterToolCall:
+		case format.AfterToolCall:
 			if r.Output != nil {
 				cur[fieldToolOutput], res.Output, changed = r.Output, r.Output, true
 			}
-		case discovery.AgentStop:
+		case format.AgentStop:
 			if len(r.FollowUpMessages) > 0 {
 				*res.FollowUpMessages = append(*res.FollowUpMessages, r.FollowUpMessages...)
 				changed = true

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 )
 
@@ -78,84 +80,84 @@ func TestCombination(t *testing.T) {
 		ran        []string
 	}{
 		{
-			name: "v2: an ask is kept while later hooks run", event: discovery.BeforeToolCall,
+			name: "v2: an ask is kept while later hooks run", event: format.BeforeToolCall,
 			hooks:    []string{"A", "B", "C"},
 			answers:  map[string]Outcome{"A": asked(`{"ask":true,"reason":"prod host"}`), "B": asked(`{"ask":true,"reason":"second"}`), "C": ok(`{"input":{"command":"ls"}}`)},
 			want:     `{"event":"before_tool_call","decision":"ask","blocked":false,"reason":"prod host","asked_by":"A","input":{"command":"ls"},"context":[],"notices":[]}`,
 			statuses: []Status{Asked, Asked, OK}, ran: []string{"A", "B", "C"},
 		},
 		{
-			name: "v2: a later block overrides an ask; rewrites before it still count", event: discovery.BeforeToolCall,
+			name: "v2: a later block overrides an ask; rewrites before it still count", event: format.BeforeToolCall,
 			hooks:    []string{"A", "B", "C", "D"},
 			answers:  map[string]Outcome{"A": ok(`{"input":{"command":"ls -l"}}`), "B": asked(`{"ask":true}`), "C": ok(`{"blocked":true,"reason":"no","input":{"command":"x"}}`)},
 			want:     `{"event":"before_tool_call","decision":"block","blocked":true,"reason":"no","blocked_by":"C","input":{"command":"ls -l"},"context":[],"notices":[]}`,
 			statuses: []Status{OK, Asked, Blocked, Skipped}, ran: []string{"A", "B", "C"},
 		},
 		{
-			name: "v2: context and notices in hook order, a blocking hook's too", event: discovery.UserMessageSend,
+			name: "v2: context and notices in hook order, a blocking hook's too", event: format.UserMessageSend,
 			hooks:    []string{"A", "B", "C"},
 			answers:  map[string]Outcome{"A": ok(`{"context":"lint: 2 warnings"}`), "B": ok(`{"notice":"saved a copy"}`), "C": ok(`{"blocked":true,"reason":"secret","context":"the prompt held a key","notice":"blocked a key"}`)},
 			want:     `{"event":"user_message_send","decision":"block","blocked":true,"reason":"secret","blocked_by":"C","context":[{"hook":"A","text":"lint: 2 warnings"},{"hook":"C","text":"the prompt held a key"}],"notices":[{"hook":"B","text":"saved a copy"},{"hook":"C","text":"blocked a key"}]}`,
 			statuses: []Status{OK, OK, Blocked}, ran: []string{"A", "B", "C"},
 		},
 		{
-			name: "v2: session_start collects context from every hook", event: discovery.SessionStart,
+			name: "v2: session_start collects context from every hook", event: format.SessionStart,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": ok(`{"context":"branch main"}`), "B": ok(`{"context":"3 open issues","ask":true}`)},
 			want:     `{"event":"session_start","blocked":false,"context":[{"hook":"A","text":"branch main"},{"hook":"B","text":"3 open issues"}],"notices":[]}`,
 			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
 		},
 		{
-			name: "v2: an ask outside before_tool_call changes nothing", event: discovery.UserMessageSend,
+			name: "v2: an ask outside before_tool_call changes nothing", event: format.UserMessageSend,
 			hooks:    []string{"A"},
 			answers:  map[string]Outcome{"A": ok(`{"ask":true,"reason":"r"}`)},
 			want:     `{"event":"user_message_send","decision":"allow","blocked":false,"context":[],"notices":[]}`,
 			statuses: []Status{OK}, ran: []string{"A"},
 		},
 		{
-			name: "A rewrites input, B answers blocked:false: A's input stands", event: discovery.BeforeToolCall,
+			name: "A rewrites input, B answers blocked:false: A's input stands", event: format.BeforeToolCall,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": ok(`{"input":{"command":"ls -l"}}`), "B": ok(`{"blocked":false}`)},
 			want:     `{"event":"before_tool_call","blocked":false,"input":{"command":"ls -l"}}`,
 			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
 		},
 		{
-			name: "A blocks: B never runs", event: discovery.BeforeToolCall,
+			name: "A blocks: B never runs", event: format.BeforeToolCall,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": ok(`{"blocked":true,"reason":"nope"}`), "B": ok(`{"input":{"x":1}}`)},
 			want:     `{"event":"before_tool_call","blocked":true,"reason":"nope","blocked_by":"A"}`,
 			statuses: []Status{Blocked, Skipped}, ran: []string{"A"},
 		},
 		{
-			name: "A rewrites input, then B blocks: block wins, rewrite reported", event: discovery.BeforeToolCall,
+			name: "A rewrites input, then B blocks: block wins, rewrite reported", event: format.BeforeToolCall,
 			hooks:    []string{"A", "B", "C"},
 			answers:  map[string]Outcome{"A": ok(`{"input":{"command":"x"}}`), "B": ok(`{"blocked":true,"reason":"r"}`)},
 			want:     `{"event":"before_tool_call","blocked":true,"reason":"r","blocked_by":"B","input":{"command":"x"}}`,
 			statuses: []Status{OK, Blocked, Skipped}, ran: []string{"A", "B"},
 		},
 		{
-			name: "two rewrites: the later one is final", event: discovery.BeforeToolCall,
+			name: "two rewrites: the later one is final", event: format.BeforeToolCall,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": ok(`{"input":{"v":1}}`), "B": ok(`{"input":{"v":2}}`)},
 			want:     `{"event":"before_tool_call","blocked":false,"input":{"v":2}}`,
 			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
 		},
 		{
-			name: "A rewrites output, B returns nothing: A's output stands", event: discovery.AfterToolCall,
+			name: "A rewrites output, B returns nothing: A's output stands", event: format.AfterToolCall,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": ok(`{"output":"redacted"}`), "B": ok(``)},
 			want:     `{"event":"after_tool_call","blocked":false,"output":"redacted"}`,
 			statuses: []Status{OK, NoAction}, ran: []string{"A", "B"},
 		},
 		{
-			name: "output: null is no change", event: discovery.AfterToolCall,
+			name: "output: null is no change", event: format.AfterToolCall,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": ok(`{"output":"x"}`), "B": ok(`{"output":null}`)},
 			want:     `{"event":"after_tool_call","blocked":false,"output":"x"}`,
 			statuses: []Status{OK, OK}, ran: []string{"A", "B"},
 		},
 		{
-			name: "follow-ups from three hooks, in order", event: discovery.AgentStop,
+			name: "follow-ups from three hooks, in order", event: format.AgentStop,
 			hooks: []string{"A", "B", "C", "D"},
 			answers: map[string]Outcome{
 				"A": ok(`{"follow_up_messages":["a1","a2"]}`), "B": ok(``),
@@ -165,55 +167,55 @@ func TestCombination(t *testing.T) {
 			statuses: []Status{OK, NoAction, OK, OK}, ran: []string{"A", "B", "C", "D"},
 		},
 		{
-			name: "agent_stop with no follow-ups: an empty list, never null", event: discovery.AgentStop,
+			name: "agent_stop with no follow-ups: an empty list, never null", event: format.AgentStop,
 			hooks: []string{"A"}, answers: map[string]Outcome{},
 			want:     `{"event":"agent_stop","blocked":false,"follow_up_messages":[]}`,
 			statuses: []Status{NoAction}, ran: []string{"A"},
 		},
 		{
-			name: "user_message_send: first block wins", event: discovery.UserMessageSend,
+			name: "user_message_send: first block wins", event: format.UserMessageSend,
 			hooks:    []string{"A", "B", "C"},
 			answers:  map[string]Outcome{"B": ok(`{"blocked":true,"reason":"secret"}`), "C": ok(`{"blocked":true,"reason":"other"}`)},
 			want:     `{"event":"user_message_send","blocked":true,"reason":"secret","blocked_by":"B"}`,
 			statuses: []Status{NoAction, Blocked, Skipped}, ran: []string{"A", "B"},
 		},
 		{
-			name: "fail open: a crashing guard is reported and skipped", event: discovery.BeforeToolCall,
+			name: "fail open: a crashing guard is reported and skipped", event: format.BeforeToolCall,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": failed("exit status 1: boom"), "B": ok(`{"input":{"ok":true}}`)},
 			want:     `{"event":"before_tool_call","blocked":false,"input":{"ok":true}}`,
 			statuses: []Status{Failed, OK}, ran: []string{"A", "B"},
 		},
 		{
-			name: "fail closed: a crashing guard blocks", event: discovery.BeforeToolCall, failClosed: true,
+			name: "fail closed: a crashing guard blocks", event: format.BeforeToolCall, failClosed: true,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": failed("exit status 1: boom")},
 			want:     `{"event":"before_tool_call","blocked":true,"reason":"hook A failed: exit status 1: boom","blocked_by":"A"}`,
 			statuses: []Status{Failed, Skipped}, ran: []string{"A"},
 		},
 		{
-			name: "fail closed: a timeout blocks too", event: discovery.UserMessageSend, failClosed: true,
+			name: "fail closed: a timeout blocks too", event: format.UserMessageSend, failClosed: true,
 			hooks:    []string{"A"},
 			answers:  map[string]Outcome{"A": {Status: TimedOut, Error: "timed out after 1s"}},
 			want:     `{"event":"user_message_send","blocked":true,"reason":"hook A failed: timed out after 1s","blocked_by":"A"}`,
 			statuses: []Status{TimedOut}, ran: []string{"A"},
 		},
 		{
-			name: "fail closed does not apply to non-blocking events", event: discovery.AfterToolCall, failClosed: true,
+			name: "fail closed does not apply to non-blocking events", event: format.AfterToolCall, failClosed: true,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": failed("x"), "B": ok(`{"output":1}`)},
 			want:     `{"event":"after_tool_call","blocked":false,"output":1}`,
 			statuses: []Status{Failed, OK}, ran: []string{"A", "B"},
 		},
 		{
-			name: "turn_end: all run, results ignored", event: discovery.TurnEnd,
+			name: "turn_end: all run, results ignored", event: format.TurnEnd,
 			hooks:    []string{"A", "B"},
 			answers:  map[string]Outcome{"A": ok(`{"output":"ignored"}`), "B": failed("x")},
 			want:     `{"event":"turn_end","blocked":false}`,
 			statuses: []Status{OK, Failed},
 		},
 		{
-			name: "no hooks: the empty result", event: discovery.BeforeToolCall,
+			name: "no hooks: the empty result", event: format.BeforeToolCall,
 			want: `{"event":"before_tool_call","blocked":false}`,
 		},
 	}
@@ -242,7 +244,7 @@ func TestCombination(t *testing.T) {
 			if !slices.Equal(statuses, tt.statuses) {
 				t.Errorf("statuses %v, want %v", statuses, tt.statuses)
 			}
-			if tt.event != discovery.TurnEnd && !slices.Equal(s.order, tt.ran) {
+			if tt.event != format.TurnEnd && !slices.Equal(s.order, tt.ran) {
 				t.Errorf("ran %v, want %v", s.order, tt.ran)
 			}
 		})
@@ -265,7 +267,7 @@ func v1View(t *testing.T, res *Result) {
 	} else if res.Decision != "" {
 		t.Errorf("decision %q on %s", res.Decision, res.Event)
 	}
-	if res.Event == discovery.TurnEnd {
+	if res.Event == format.TurnEnd {
 		if res.Context != nil || res.Notices != nil {
 			t.Error("turn_end has no context or notices")
 		}
@@ -283,7 +285,7 @@ func TestTextLimits(t *testing.T) {
 		"A": ok(`{"context":"` + long + `","notice":"n"}`),
 		"B": ok(`{"ask":true}`),
 	}, seen: map[string]map[string]json.RawMessage{}}
-	res := (&Trigger{Run: s.run}).Fire(t.Context(), discovery.AgentStop, Payload{}, hookSet("A", "B"))
+	res := (&Trigger{Run: s.run}).Fire(t.Context(), format.AgentStop, Payload{}, hookSet("A", "B"))
 	got := (*res.Context)[0].Text
 	if len(got) != MaxText || !utf8.ValidString(got) {
 		t.Errorf("context cut to %d bytes (valid UTF-8: %v), want %d", len(got), utf8.ValidString(got), MaxText)
@@ -300,16 +302,16 @@ func TestTextLimits(t *testing.T) {
 func TestChainedPayload(t *testing.T) {
 	s := &scripted{answers: map[string]Outcome{"A": ok(`{"input":{"command":"ls"}}`), "C": ok(`{"output":"o2"}`)}, seen: map[string]map[string]json.RawMessage{}}
 	trig := &Trigger{Run: s.run}
-	p, _ := ParsePayload(discovery.BeforeToolCall, []byte(`{"tool_input":{"command":"rm"}}`), "/proj")
-	trig.Fire(t.Context(), discovery.BeforeToolCall, p, hookSet("A", "B"))
+	p, _ := ParsePayload(format.BeforeToolCall, []byte(`{"tool_input":{"command":"rm"}}`), "/proj")
+	trig.Fire(t.Context(), format.BeforeToolCall, p, hookSet("A", "B"))
 	if got := string(s.seen["B"]["tool_input"]); got != `{"command":"ls"}` {
 		t.Errorf("B saw tool_input %s", got)
 	}
 	if got := string(s.seen["A"]["tool_input"]); got != `{"command":"rm"}` {
 		t.Errorf("A saw tool_input %s", got)
 	}
-	p, _ = ParsePayload(discovery.AfterToolCall, []byte(`{"tool_output":"o1"}`), "/proj")
-	trig.Fire(t.Context(), discovery.AfterToolCall, p, hookSet("C", "D"))
+	p, _ = ParsePayload(format.AfterToolCall, []byte(`{"tool_output":"o1"}`), "/proj")
+	trig.Fire(t.Context(), format.AfterToolCall, p, hookSet("C", "D"))
 	if got := string(s.seen["D"]["tool_output"]); got != `"o2"` {
 		t.Errorf("D saw tool_output %s", got)
 	}
@@ -321,11 +323,11 @@ func TestPayloadPassThrough(t *testing.T) {
 	ex := newExecutor(t, 10*time.Second)
 	trig := &Trigger{Run: ex.Run, ProjectDir: ex.ProjectDir}
 	in := `{"tool_name":"bash","tool_output":"x","recipe_name":"code-review","conv_id":"c-42","tool_user_id":"u-7","x_custom":{"deep":[1,2.50,"três"]},"invoked_by":"subagent"}`
-	p, err := ParsePayload(discovery.AfterToolCall, []byte(in), ex.ProjectDir)
+	p, err := ParsePayload(format.AfterToolCall, []byte(in), ex.ProjectDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := trig.Fire(t.Context(), discovery.AfterToolCall, p, []discovery.Hook{fake("echo")})
+	res := trig.Fire(t.Context(), format.AfterToolCall, p, []discovery.Hook{fake("echo")})
 	var got struct {
 		Payload map[string]json.RawMessage `json:"payload"`
 	}
@@ -360,16 +362,16 @@ func TestParsePayload(t *testing.T) {
 		{`{"a":`, ErrPayload},
 	}
 	for _, tt := range tests {
-		_, err := ParsePayload(discovery.BeforeToolCall, []byte(tt.in), "/p")
+		_, err := ParsePayload(format.BeforeToolCall, []byte(tt.in), "/p")
 		if (err == nil) != (tt.wantErr == nil) || (tt.wantErr != nil && !strings.Contains(err.Error(), tt.wantErr.Error())) {
 			t.Errorf("%q: err %v, want %v", tt.in, err, tt.wantErr)
 		}
 	}
-	p, _ := ParsePayload(discovery.TurnEnd, nil, "/proj")
+	p, _ := ParsePayload(format.TurnEnd, nil, "/proj")
 	if p.String("cwd") != "/proj" || p.String("invoked_by") != "main" || p.String("event") != "turn_end" {
 		t.Errorf("defaults not filled: %v", p)
 	}
-	p, _ = ParsePayload(discovery.TurnEnd, []byte(`{"cwd":"/elsewhere"}`), "/proj")
+	p, _ = ParsePayload(format.TurnEnd, []byte(`{"cwd":"/elsewhere"}`), "/proj")
 	if p.String("cwd") != "/elsewhere" {
 		t.Errorf("cwd overwritten: %v", p)
 	}
@@ -380,8 +382,8 @@ func TestWorkingDirectoryRule(t *testing.T) {
 	ex := newExecutor(t, 10*time.Second)
 	trig := &Trigger{Run: ex.Run, ProjectDir: ex.ProjectDir}
 	cwdOf := func(payload string) string {
-		p, _ := ParsePayload(discovery.AfterToolCall, []byte(payload), ex.ProjectDir)
-		res := trig.Fire(t.Context(), discovery.AfterToolCall, p, []discovery.Hook{fake("echo")})
+		p, _ := ParsePayload(format.AfterToolCall, []byte(payload), ex.ProjectDir)
+		res := trig.Fire(t.Context(), format.AfterToolCall, p, []discovery.Hook{fake("echo")})
 		var got struct {
 			Cwd string `json:"cwd"`
 		}
@@ -406,8 +408,8 @@ func TestAuditLog(t *testing.T) {
 	}
 	s := &scripted{answers: map[string]Outcome{"A": ok(`{"input":{"a":1}}`), "B": ok(`{"blocked":true,"reason":"r"}`)}, seen: map[string]map[string]json.RawMessage{}}
 	trig := &Trigger{Run: s.run, OnOutcome: log.Record}
-	p, _ := ParsePayload(discovery.BeforeToolCall, nil, "/p")
-	trig.Fire(t.Context(), discovery.BeforeToolCall, p, hookSet("A", "B", "C"))
+	p, _ := ParsePayload(format.BeforeToolCall, nil, "/p")
+	trig.Fire(t.Context(), format.BeforeToolCall, p, hookSet("A", "B", "C"))
 	log.Close()
 	data, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")

@@ -17,7 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+
 	"github.com/quiver-cli/quiver/internal/hooks"
 )
 
@@ -352,9 +353,9 @@ func events(pairs ...string) []Event {
 
 // The quiver events, by their discovery names.
 const (
-	sessionStart    = discovery.SessionStart
-	beforeToolCall  = discovery.BeforeToolCall
-	afterToolCall   = discovery.AfterToolCall
-	userMessageSend = discovery.UserMessageSend
-	agentStop       = discovery.AgentStop
+	sessionStart    = format.SessionStart
+	beforeToolCall  = format.BeforeToolCall
+	afterToolCall   = format.AfterToolCall
+	userMessageSend = format.UserMessageSend
+	agentStop       = format.AgentStop
 )

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 // A handler's output is read with exact, case-sensitive keys, as Claude
@@ -12,9 +14,9 @@ import (
 // never undone by a second spelling or a second copy.
 func TestOutputExactKeys(t *testing.T) {
 	const (
-		pre    = beforeToolCall
-		prompt = userMessageSend
-		stop   = agentStop
+		pre    = format.BeforeToolCall
+		prompt = format.UserMessageSend
+		stop   = format.AgentStop
 	)
 	hso := func(members string) string { return `"hookSpecificOutput":{` + members + `}` }
 	// A key that differs from one quiver reads only in letter case is
@@ -206,15 +208,15 @@ func FuzzDuplicateDecisionKeys(f *testing.F) {
 		members = append(members, `"hookSpecificOutput":{`+strings.Join(sm, ",")+`}`)
 		members = append(members, copies(after, free, top)...)
 		out := "{" + strings.Join(members, ",") + "}"
-		events := []string{beforeToolCall}
+		events := []string{format.BeforeToolCall}
 		if byDecision {
-			events = append(events, userMessageSend)
+			events = append(events, format.UserMessageSend)
 		}
 		for _, event := range events {
-			claudeEvent := map[string]string{beforeToolCall: "PreToolUse", userMessageSend: "UserPromptSubmit"}[event]
+			claudeEvent := map[string]string{format.BeforeToolCall: "PreToolUse", format.UserMessageSend: "UserPromptSubmit"}[event]
 			// On a prompt, hookSpecificOutput is for UserPromptSubmit.
 			o := out
-			if event == userMessageSend {
+			if event == format.UserMessageSend {
 				o = strings.Replace(out, `"hookEventName":"PreToolUse"`, `"hookEventName":"UserPromptSubmit"`, 1)
 			}
 			if r := Output(event, claudeEvent, 0, []byte(o), nil); r.Action != Block {

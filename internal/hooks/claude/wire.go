@@ -8,66 +8,8 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/hooks/exact"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
-
-// quiver's event names (the hooks package owns them; repeated here so this
-// package depends on nothing of quiver's but the reader of exact keys).
-const (
-	sessionStart    = "session_start"
-	beforeToolCall  = "before_tool_call"
-	afterToolCall   = "after_tool_call"
-	userMessageSend = "user_message_send"
-	agentStop       = "agent_stop"
-)
-
-// QuiverEvent maps a Claude event to quiver's (SPEC §11); ok is false for
-// events quiver has no equivalent of (Notification, PreCompact, ...).
-func QuiverEvent(claudeEvent string) (string, bool) {
-	switch claudeEvent {
-	case "SessionStart":
-		return sessionStart, true
-	case "PreToolUse":
-		return beforeToolCall, true
-	case "PostToolUse":
-		return afterToolCall, true
-	case "UserPromptSubmit":
-		return userMessageSend, true
-	case "Stop", "SubagentStop":
-		return agentStop, true
-	}
-	return "", false
-}
-
-// ToolEvent reports the Claude events about one tool call, whose matcher
-// is tested against tool_name and which may carry an `if` condition.
-func ToolEvent(claudeEvent string) bool {
-	return claudeEvent == "PreToolUse" || claudeEvent == "PostToolUse"
-}
-
-// Selects reports whether a handler for claudeEvent takes part in a quiver
-// event whose payload says invoked_by: Stop handlers answer the main
-// agent's stop, SubagentStop handlers a subagent's.
-func Selects(claudeEvent, invokedBy string) bool {
-	switch claudeEvent {
-	case "Stop":
-		return invokedBy != "subagent"
-	case "SubagentStop":
-		return invokedBy == "subagent"
-	}
-	return true
-}
-
-// MatchField is the payload field a matcher of claudeEvent is tested
-// against ("" when the event has no matcher: every handler runs).
-func MatchField(claudeEvent string) string {
-	switch claudeEvent {
-	case "PreToolUse", "PostToolUse":
-		return "tool_name"
-	case "SessionStart":
-		return "source"
-	}
-	return ""
-}
 
 // Input builds the JSON a Claude handler reads on stdin from quiver's
 // payload: Claude's names for the fields it knows (session_id, prompt,
@@ -164,7 +106,7 @@ func Output(event, claudeEvent string, exitCode int, stdout, stderr []byte) Resu
 	}
 	// Plain text: context where Claude adds it to the model's context,
 	// ignored elsewhere (Claude only logs it).
-	if event == userMessageSend || event == sessionStart {
+	if event == format.UserMessageSend || event == format.SessionStart {
 		return Result{Context: string(out)}
 	}
 	return Result{}
@@ -174,14 +116,14 @@ func Output(event, claudeEvent string, exitCode int, stdout, stderr []byte) Resu
 // the events that can stop something, it stops it.
 func exitTwo(event, stderr string) Result {
 	switch event {
-	case beforeToolCall, userMessageSend:
+	case format.BeforeToolCall, format.UserMessageSend:
 		return Result{Action: Block, Reason: stderr}
-	case agentStop:
+	case format.AgentStop:
 		if stderr == "" {
 			return Result{Action: Fail, Error: "exit status 2 without a message on stderr"}
 		}
 		return Result{FollowUp: stderr}
-	case afterToolCall:
+	case format.AfterToolCall:
 		return Result{Context: stderr}
 	}
 	// SessionStart: Claude shows stderr to the user only.
@@ -347,14 +289,14 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 	case "", "approve", "allow":
 	case "block", "deny":
 		switch event {
-		case beforeToolCall, userMessageSend:
+		case format.BeforeToolCall, format.UserMessageSend:
 			r.Action, r.Reason = Block, reason
-		case agentStop:
+		case format.AgentStop:
 			if reason == "" {
 				o.f.Fail(exact.Copy{}, errors.New(`"decision": "block" without a "reason" to continue with`))
 			}
 			r.FollowUp = reason
-		case afterToolCall:
+		case format.AfterToolCall:
 			r.Context = reason
 		default:
 			r.Ignored = append(r.Ignored, `decision: "block" on `+claudeEvent)
@@ -369,7 +311,7 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 		if c := str(s.AdditionalContext); c != "" {
 			r.Context = joinText(r.Context, c)
 		}
-		if event == beforeToolCall {
+		if event == format.BeforeToolCall {
 			if err := permission(&r, s.PermissionDecision, str(s.PermissionDecisionReason), stderr); err != nil {
 				o.sf.Fail(o.permission, err)
 			}
@@ -381,7 +323,7 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 				}
 			}
 		}
-		if event == afterToolCall && len(s.UpdatedMCPToolOutput) > 0 && string(s.UpdatedMCPToolOutput) != "null" {
+		if event == format.AfterToolCall && len(s.UpdatedMCPToolOutput) > 0 && string(s.UpdatedMCPToolOutput) != "null" {
 			r.Output = compact(s.UpdatedMCPToolOutput)
 		}
 	}
@@ -452,19 +394,4 @@ func joinText(a, b string) string {
 		return b
 	}
 	return a + "\n" + b
-}
-
-// KnownEvent reports the events Claude Code's hooks reference names, with
-// or without a quiver equivalent; anything else in a hooks.json is
-// probably a typo.
-func KnownEvent(name string) bool {
-	switch name {
-	case "SessionStart", "SessionEnd", "Setup", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-		"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure",
-		"SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "TeammateIdle", "TaskCreated",
-		"TaskCompleted", "ConfigChange", "CwdChanged", "FileChanged", "WorktreeCreate", "WorktreeRemove",
-		"InstructionsLoaded", "Elicitation", "ElicitationResult":
-		return true
-	}
-	return false
 }

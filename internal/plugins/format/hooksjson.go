@@ -9,7 +9,7 @@
 // files taken from Claude Code's published examples. Discovery turns the
 // handlers into hook items; the executor runs them; the trigger combines
 // their results exactly like native hooks'.
-package claude
+package format
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package claude
+package format
 
 // A glob is text in which some places stand for any run of bytes: a rule's
 // "*", and in a command what the shell fills in only when it runs (a

@@ -1,0 +1,89 @@
+package format
+
+// quiver's lifecycle events a hook can handle (SPEC §8), and how Claude
+// Code's events map to them (SPEC §11).
+const (
+	SessionStart    = "session_start"
+	BeforeToolCall  = "before_tool_call"
+	AfterToolCall   = "after_tool_call"
+	UserMessageSend = "user_message_send"
+	AgentStop       = "agent_stop"
+	TurnEnd         = "turn_end"
+)
+
+// Events lists the events in the order the docs present them.
+var Events = []string{SessionStart, BeforeToolCall, AfterToolCall, UserMessageSend, AgentStop, TurnEnd}
+
+// ValidEvent reports whether s is one of the events.
+func ValidEvent(s string) bool {
+	for _, e := range Events {
+		if s == e {
+			return true
+		}
+	}
+	return false
+}
+
+// QuiverEvent maps a Claude event to quiver's (SPEC §11); ok is false for
+// events quiver has no equivalent of (Notification, PreCompact, ...).
+func QuiverEvent(claudeEvent string) (string, bool) {
+	switch claudeEvent {
+	case "SessionStart":
+		return SessionStart, true
+	case "PreToolUse":
+		return BeforeToolCall, true
+	case "PostToolUse":
+		return AfterToolCall, true
+	case "UserPromptSubmit":
+		return UserMessageSend, true
+	case "Stop", "SubagentStop":
+		return AgentStop, true
+	}
+	return "", false
+}
+
+// ToolEvent reports the Claude events about one tool call, whose matcher
+// is tested against tool_name and which may carry an `if` condition.
+func ToolEvent(claudeEvent string) bool {
+	return claudeEvent == "PreToolUse" || claudeEvent == "PostToolUse"
+}
+
+// Selects reports whether a handler for claudeEvent takes part in a quiver
+// event whose payload says invoked_by: Stop handlers answer the main
+// agent's stop, SubagentStop handlers a subagent's.
+func Selects(claudeEvent, invokedBy string) bool {
+	switch claudeEvent {
+	case "Stop":
+		return invokedBy != "subagent"
+	case "SubagentStop":
+		return invokedBy == "subagent"
+	}
+	return true
+}
+
+// MatchField is the payload field a matcher of claudeEvent is tested
+// against ("" when the event has no matcher: every handler runs).
+func MatchField(claudeEvent string) string {
+	switch claudeEvent {
+	case "PreToolUse", "PostToolUse":
+		return "tool_name"
+	case "SessionStart":
+		return "source"
+	}
+	return ""
+}
+
+// KnownEvent reports the events Claude Code's hooks reference names, with
+// or without a quiver equivalent; anything else in a hooks.json is
+// probably a typo.
+func KnownEvent(name string) bool {
+	switch name {
+	case "SessionStart", "SessionEnd", "Setup", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+		"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification", "Stop", "StopFailure",
+		"SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "TeammateIdle", "TaskCreated",
+		"TaskCompleted", "ConfigChange", "CwdChanged", "FileChanged", "WorktreeCreate", "WorktreeRemove",
+		"InstructionsLoaded", "Elicitation", "ElicitationResult":
+		return true
+	}
+	return false
+}
