@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
@@ -19,7 +16,6 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Tools for plugin authors: plugin init and plugin validate.
@@ -92,12 +88,7 @@ func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, o plugins.S
 }
 
 // finding is one problem plugin validate or doctor reports.
-type finding struct {
-	Severity string `json:"severity"` // error, warning or info
-	File     string `json:"file,omitempty"`
-	Reason   string `json:"reason"`
-	Fix      string `json:"fix,omitempty"`
-}
+type finding = format.Finding
 
 // report is the --json output of validate and doctor.
 type report struct {
@@ -204,12 +195,10 @@ var samplePayloads = map[string]string{
 	format.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
 }
 
-// validatePlugin checks the plugin folder dir and returns its findings.
+// validatePlugin is format.Validate, plus, with run, each native hook's
+// answer to `hook` and a run on the sample payload for its event.
 func validatePlugin(ctx context.Context, dir string, run bool, queryTimeout time.Duration) []finding {
-	var out []finding
-	add := func(sev, file, reason, fix string) {
-		out = append(out, finding{Severity: sev, File: file, Reason: reason, Fix: fix})
-	}
+	out, natives := format.Validate(dir)
 	rel := func(p string) string {
 		r, err := filepath.Rel(dir, p)
 		if err != nil {
@@ -217,145 +206,28 @@ func validatePlugin(ctx context.Context, dir string, run bool, queryTimeout time
 		}
 		return filepath.ToSlash(r)
 	}
-	if _, err := plugins.ReadManifest(dir); err != nil {
-		add("error", "plugin.yaml", err.Error(), "fix the YAML: name, description, version and homepage are plain strings")
-	}
-	if err := plugins.CheckSymlinks(dir); err != nil {
-		add("error", "", err.Error(), "make the link relative and inside the plugin, or copy the file in; installs refuse such plugins")
-	}
-	c, err := plugins.ScanDir(dir)
-	if err != nil {
-		add("error", "", err.Error(), "")
-		return out
-	}
-	if c.Empty() {
-		add("error", "", "the plugin carries no hook, skill or recipe", "add hooks/<name>, skills/<name>/SKILL.md or recipes/<name>.md")
-	}
-	for _, sk := range c.Skipped {
-		fix := "chmod +x " + rel(sk.Path)
-		if !strings.Contains(sk.Reason, "executable") {
-			fix = "rename or move it"
+	if !run {
+		for _, h := range natives {
+			out = append(out, finding{Severity: "info", File: rel(h.Path), Reason: "not run: its event and its answer are checked with --run, which runs it"})
 		}
-		add("error", rel(sk.Path), "not a hook: "+sk.Reason, fix)
+		return out
 	}
 	dataDir, err := os.MkdirTemp("", "quiver-validate-")
 	if err == nil {
 		defer os.RemoveAll(dataDir)
 	}
 	ex := &hooks.Executor{ProjectDir: dir, Timeout: 10 * time.Second}
-	for _, h := range c.Hooks {
-		if h.Disabled {
-			add("info", rel(h.Path), "disabled by its .disable suffix: listed, never run", "")
-			continue
-		}
-		out = append(out, validateHook(ctx, dir, rel(h.Path), h.Path, dataDir, ex, run, queryTimeout)...)
-	}
-	out = append(out, validateClaude(dir, c, rel)...)
-	for _, kind := range []discovery.Kind{discovery.Skill, discovery.Recipe} {
-		items := c.Recipes
-		if kind == discovery.Skill {
-			items = c.Skills
-		}
-		for _, it := range items {
-			d := discovery.InspectDoc(kind, it.Path, it.Name)
-			if d.Status == discovery.Invalid {
-				add("error", rel(it.Path), d.Reason, "fix the YAML between the --- lines")
-			}
-			for _, w := range d.Warnings {
-				add("warning", rel(it.Path), w, fmt.Sprintf("start the file with ---, name: %s, description: ..., ---", it.Name))
-			}
-		}
+	for _, h := range natives {
+		out = append(out, runHookCheck(ctx, dir, rel(h.Path), h.Path, dataDir, ex, queryTimeout)...)
 	}
 	return out
 }
 
-// pluginRootRef finds the files a command names inside the plugin.
-var pluginRootRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$\{?CLAUDE_PLUGIN_ROOT\}?/([^\s"'$;|&)]+)`)
-})
-
-// validateClaude checks the Claude-format parts (SPEC §11): the manifest
-// and its paths, each hook configuration and handler, the files commands
-// name, and commands hidden by recipes. It runs nothing.
-func validateClaude(dir string, c plugins.Contents, rel func(string) string) []finding {
-	var out []finding
-	add := func(sev, file, reason, fix string) {
-		out = append(out, finding{Severity: sev, File: file, Reason: reason, Fix: fix})
-	}
-	if c.ManifestErr != nil {
-		add("error", plugins.ClaudeManifestPath, c.ManifestErr.Error(), "component paths are relative to the plugin (./commands), without .. and not absolute")
-	}
-	if c.Manifest != nil {
-		m := c.Manifest
-		for _, p := range append(append(append([]string{}, m.Commands...), m.Skills...), m.HookPaths...) {
-			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
-				add("error", plugins.ClaudeManifestPath, fmt.Sprintf("names %s, which does not exist", p), "fix the path or add the file")
-			}
-		}
-	}
-	for _, hf := range c.HookFiles {
-		var cfg *format.Config
-		var err error
-		if hf.Inline != nil {
-			cfg, err = format.ParseHooksObject(hf.Inline)
-		} else {
-			var data []byte
-			if data, err = safefs.ReadFile(hf.Path, safefs.MaxMeta); err == nil {
-				cfg, err = format.ParseConfig(data)
-			}
-		}
-		file := rel(hf.Path)
-		if err != nil {
-			add("error", file, err.Error(), `write {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}}`)
-			continue
-		}
-		for _, h := range cfg.Handlers {
-			where := fmt.Sprintf("%s (%s)", file, h.ItemName())
-			_, mapped := format.QuiverEvent(h.Event)
-			switch {
-			case !format.KnownEvent(h.Event):
-				add("error", where, "unknown event "+h.Event, "use an event of Claude Code's hooks reference (PreToolUse, PostToolUse, Stop, ...)")
-			case !mapped:
-				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
-			case strings.HasPrefix(h.Problem, "matcher"), strings.Contains(h.Problem, "no command"), strings.Contains(h.Problem, `no "type"`):
-				add("error", where, h.Problem, "")
-			case strings.HasPrefix(h.Problem, "timeout"):
-				add("error", where, h.Problem, `write a number of seconds from 0.001 to 3600 (more is cut to 3600), or leave "timeout" out`)
-			case h.Problem != "":
-				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
-			}
-			for _, m := range pluginRootRef().FindAllStringSubmatch(h.Command, -1) {
-				target, err := safefs.RelPath(m[1])
-				if err == nil {
-					_, err = os.Stat(filepath.Join(dir, filepath.FromSlash(target)))
-				}
-				if err != nil {
-					add("error", where, "the command names ${CLAUDE_PLUGIN_ROOT}/"+m[1]+", which is not in the plugin", "add the file or fix the command")
-				}
-			}
-		}
-	}
-	for _, p := range c.CommandClashes {
-		add("warning", rel(p), "a recipe of the same name hides this command", "rename one of them; recipes/ wins")
-	}
-	return out
-}
-
-// validateHook checks one executable: its #! line and, when run is set,
-// its answer to `hook` and a run on the sample payload for its event.
-// Without run nothing of the plugin's is executed (SPEC §9: nothing
-// untrusted is executed to learn about it).
-func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor, run bool, queryTimeout time.Duration) []finding {
+// runHookCheck runs one native hook as validate --run does: its answer to
+// `hook`, then `run` on the sample payload for its event.
+func runHookCheck(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor, queryTimeout time.Duration) []finding {
 	errf := func(reason, fix string) []finding {
 		return []finding{{Severity: "error", File: relPath, Reason: reason, Fix: fix}}
-	}
-	if head, err := readHead(path, 4); err != nil {
-		return errf(err.Error(), "")
-	} else if !strings.HasPrefix(head, "#!") && head != "\x7fELF" && !isMachO(head) {
-		return errf("no #! line, so it cannot be executed", "start it with #!/usr/bin/env bash (or your interpreter)")
-	}
-	if !run {
-		return []finding{{Severity: "info", File: relPath, Reason: "not run: its event and its answer are checked with --run, which runs it"}}
 	}
 	declared, err := discovery.AskType(ctx, path, dir, ex.Env, queryTimeout)
 	event := declared.Event
@@ -375,23 +247,4 @@ func validateHook(ctx context.Context, dir, relPath, path, dataDir string, ex *h
 			"tolerate missing fields; print nothing and exit 0 for no action (try: quiver hook test ./"+relPath+" --event "+event+")")
 	}
 	return nil
-}
-
-func readHead(path string, n int) (string, error) {
-	f, err := safefs.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, _ := io.ReadFull(f, buf) // a shorter file is simply its whole head
-	return string(buf[:k]), nil
-}
-
-func isMachO(head string) bool {
-	switch head {
-	case "\xcf\xfa\xed\xfe", "\xce\xfa\xed\xfe", "\xca\xfe\xba\xbe":
-		return true
-	}
-	return false
 }

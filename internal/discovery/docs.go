@@ -1,13 +1,11 @@
 package discovery
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 // Kind tells skills and recipes apart.
@@ -147,31 +145,10 @@ func InspectDoc(kind Kind, path, itemName string) Doc {
 }
 
 func readDoc(d *Doc, itemName string) {
-	data, err := safefs.ReadFile(d.Path, safefs.MaxMeta)
-	if err != nil {
-		d.Status, d.Reason = Invalid, err.Error()
-		return
-	}
-	fm, body, err := ParseFrontmatter(data)
-	d.Frontmatter, d.Body = fm, body
-	if err != nil {
-		d.Status, d.Reason = Invalid, err.Error()
-		return
-	}
-	d.Description = stringField(fm, "description")
-	if d.Kind != Skill {
-		return
-	}
-	folder := filepath.Base(filepath.Dir(d.Path))
-	if fm == nil {
-		d.Warnings = append(d.Warnings, "SKILL.md has no frontmatter (name, description)")
-		return
-	}
-	if d.Description == "" {
-		d.Warnings = append(d.Warnings, "frontmatter has no description")
-	}
-	if n := stringField(fm, "name"); n != "" && n != folder {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("frontmatter name %q differs from the folder %q; it is listed as %q", n, folder, itemName))
+	info := format.ReadDoc(d.Path, itemName, d.Kind == Skill)
+	d.Frontmatter, d.Body, d.Description, d.Warnings = info.Frontmatter, info.Body, info.Description, info.Warnings
+	if info.Err != nil {
+		d.Status, d.Reason = Invalid, info.Err.Error()
 	}
 }
 

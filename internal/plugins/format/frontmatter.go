@@ -1,4 +1,4 @@
-package discovery
+package format
 
 import (
 	"bytes"
@@ -80,9 +80,9 @@ func cutLine(b []byte) (line, rest []byte, more bool) {
 	return b[:i], b[i+1:], true
 }
 
-// stringField returns a frontmatter string value, "" when absent or not a
+// StringField returns a frontmatter string value, "" when absent or not a
 // string.
-func stringField(fm map[string]any, key string) string {
+func StringField(fm map[string]any, key string) string {
 	s, _ := fm[key].(string)
 	return s
 }

@@ -1,0 +1,47 @@
+package format
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestValidateRunsNothing: validate reads a plugin and reports what an
+// author got wrong, and executes none of it (SPEC §9).
+func TestValidateRunsNothing(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(t.TempDir(), "ran")
+	write := func(rel, body string, mode os.FileMode) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("hooks/check", "#!/bin/sh\ntouch "+ran+"\n", 0o755)
+	write("hooks/noshebang", "echo hi\n", 0o755)
+	write("skills/s/SKILL.md", "---\nname: s\n---\nbody\n", 0o644)
+	write(".claude-plugin/plugin.json", `{"name": "x"}`, 0o644)
+	write("cc/hooks.json", "", 0o644)
+	findings, natives := Validate(dir)
+	var got []string
+	for _, f := range findings {
+		got = append(got, f.Severity+" "+f.File+": "+f.Reason)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"error hooks/noshebang: no #! line",
+		"warning skills/s/SKILL.md: frontmatter has no description",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in:\n%s", want, all)
+		}
+	}
+	if len(natives) != 1 || filepath.Base(natives[0].Path) != "check" {
+		t.Errorf("native hooks to run: %+v", natives)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("validate ran a hook")
+	}
+}
