@@ -101,6 +101,12 @@ func (in *Installer) begin(ctx context.Context) (end func(failed bool), err erro
 		}
 		unlock()
 	}
+	// A lock that does not parse (a ref that is an option, say) is named
+	// as such, before anything is repaired or fetched; no repair mends it.
+	if _, err := ReadLock(in.Scope.LockPath()); err != nil {
+		end(true)
+		return nil, err
+	}
 	if err := os.MkdirAll(in.Scope.PluginsDir(), 0o755); err != nil {
 		end(true)
 		return nil, err

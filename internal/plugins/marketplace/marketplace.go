@@ -78,11 +78,6 @@ type Source struct {
 	SHA  string `json:"sha,omitempty"`
 }
 
-// fullSHA reports a 40-hex lowercase commit name.
-func fullSHA(s string) bool {
-	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
-}
-
 // Parse reads marketplace.json. The file as a whole must be JSON with a
 // plugins list; each entry is checked on its own and one that breaks a
 // rule carries its Problem. Names shared by several entries are a problem
@@ -373,7 +368,7 @@ func parseSource(r json.RawMessage, pluginRoot string) (Source, string) {
 		}
 		s.Path = clean
 	}
-	if s.SHA != "" && !fullSHA(s.SHA) {
+	if s.SHA != "" && !plugins.IsCommit(s.SHA) {
 		return s, fmt.Sprintf("sha %q is not a 40-hex commit", s.SHA)
 	}
 	if s.Ref != "" {
