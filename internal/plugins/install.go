@@ -45,6 +45,10 @@ type Installer struct {
 	// where a plugin really is.
 	Other   *Scope
 	Fetcher SourceFetcher
+	// GitBase is QUIVER_GIT_BASE ("" means DefaultGitBase): org/repo
+	// sources resolve under it, and a source the lock names under it is
+	// the user's choice (CheckFileSource).
+	GitBase string
 	// LockWait bounds the wait for another command (DefaultLockWait if 0).
 	LockWait time.Duration
 	// OnWait is called once when the scope lock is held by someone else.
