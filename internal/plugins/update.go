@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -99,7 +100,11 @@ func (in *Installer) Update(ctx context.Context, names []Name, o UpdateOptions) 
 	} else if end, err = in.begin(ctx); err != nil {
 		return nil, err
 	}
-	defer func() { end(false) }()
+	var out []UpdateResult
+	// A run that updated nothing leaves no trace, as in Sync.
+	defer func() {
+		end(!slices.ContainsFunc(out, func(r UpdateResult) bool { return r.Status == Updated }))
+	}()
 	lock, err := ReadLock(in.Scope.LockPath())
 	if err != nil {
 		return nil, err
@@ -110,7 +115,6 @@ func (in *Installer) Update(ctx context.Context, names []Name, o UpdateOptions) 
 			names = append(names, n)
 		}
 	}
-	var out []UpdateResult
 	for _, n := range names {
 		r := in.updateOne(ctx, lock, n, o)
 		out = append(out, r)
@@ -344,12 +348,14 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 	if err != nil {
 		return nil, err
 	}
-	defer func() { end(false) }()
+	var out []SyncResult
+	// A run that changed nothing (a lock whose every entry is refused,
+	// say) leaves no trace: what begin created goes again.
+	defer func() { end(!changedAny(out)) }()
 	lock, err := ReadLock(in.Scope.LockPath())
 	if err != nil {
 		return nil, err
 	}
-	var out []SyncResult
 	for _, k := range lock.Names() {
 		n, _ := ParseName(k)
 		out = append(out, in.syncOne(ctx, lock, n))
@@ -413,6 +419,17 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult
 		r.Status = "installed"
 	}
 	return r
+}
+
+// changedAny reports whether Sync changed a plugin or a marketplace.
+func changedAny(res []SyncResult) bool {
+	for _, r := range res {
+		switch r.Status {
+		case "installed", "repaired", "pruned":
+			return true
+		}
+	}
+	return false
 }
 
 func shortOr(commit, otherwise string) string {
