@@ -56,7 +56,11 @@ func CheckFileSource(src, gitBase string) error {
 	if !schemeLike().MatchString(src) {
 		// user@host:path, as ParseSpec read it; src itself does not
 		// start with '-', so neither does the user.
-		if m := scpLike().FindStringSubmatch(src); strings.HasPrefix(m[1], "-") || strings.HasPrefix(m[2], "-") {
+		m := scpLike().FindStringSubmatch(src)
+		if m == nil {
+			return refuse("is not a valid source")
+		}
+		if strings.HasPrefix(m[1], "-") || strings.HasPrefix(m[2], "-") {
 			return refuse("has a host or path starting with '-', which ssh or git reads as an option")
 		}
 		return nil

@@ -215,3 +215,33 @@ func TestLockSourcesRefusedBeforeFetch(t *testing.T) {
 		t.Errorf("fetched %q; want only %q (sync, outdated, update)", f.seen, want)
 	}
 }
+
+// An accepted source never names this machine, never goes over plain http
+// outside the base, and never starts with '-'.
+func FuzzCheckFileSource(f *testing.F) {
+	for _, s := range []string{
+		"https://github.com/acme/guard.git", "git@github.com:acme/guard.git", "acme/guard", loopBase + "/acme/guard.git",
+		"http://evil/x.git", "file:///etc", "/etc", "./x", "-oX", "ext::sh", "host:-x", "ssh://-o/x/y", "https://u@h/a/b",
+		loopBase + "/../x", "HTTP://127.0.0.1:8080/a/b", "git@-x:a/b",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		err := plugins.CheckFileSource(src, loopBase)
+		if err != nil {
+			if !errors.Is(err, plugins.ErrFileSource) {
+				t.Fatalf("CheckFileSource(%q) = %v, not ErrFileSource", src, err)
+			}
+			return
+		}
+		s, perr := plugins.ParseSpec(src, loopBase, "/")
+		switch {
+		case perr != nil:
+			t.Fatalf("CheckFileSource accepted %q, which ParseSpec refuses: %v", src, perr)
+		case s.IsLocal(), strings.HasPrefix(src, "-"), s.Ref != "":
+			t.Fatalf("CheckFileSource accepted %q (%+v)", src, s)
+		case strings.HasPrefix(strings.ToLower(s.URL), "http://") && !strings.HasPrefix(strings.ToLower(s.URL), loopBase+"/"):
+			t.Fatalf("CheckFileSource accepted plain http %q", src)
+		}
+	})
+}
