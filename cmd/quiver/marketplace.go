@@ -456,7 +456,7 @@ func (a *App) marketplaceJob(store *marketplace.Store, raw string) (addJob, bool
 	if name != plugin {
 		a.warnf("quiver: %s@%s was renamed to %s@%s; installing that", plugin, mktName, name, mktName)
 	}
-	spec, err := e.Spec(co.Entry.Source, co.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
+	spec, err := co.EntrySpec(e, a.Getenv("QUIVER_GIT_BASE"))
 	if err != nil {
 		return addJob{}, true, err
 	}
@@ -488,7 +488,7 @@ func (a *App) resolveFromMarketplace(store *marketplace.Store) func(plugins.Name
 		if err != nil {
 			return plugins.Spec{}, "", false, err
 		}
-		spec, err := e.Spec(co.Entry.Source, co.Entry.Commit, a.Getenv("QUIVER_GIT_BASE"))
+		spec, err := co.EntrySpec(e, a.Getenv("QUIVER_GIT_BASE"))
 		return spec, e.Manifest, err == nil, err
 	}
 }

@@ -84,6 +84,7 @@ func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
 		},
 		OnRecover: func(msg string) { a.warnf("quiver: %s", msg) },
 		Fetcher:   a.fetcher(),
+		GitBase:   a.Getenv("QUIVER_GIT_BASE"),
 	}
 	if other, ok := layout.Other(scope); ok {
 		in.Other = &other

@@ -45,6 +45,10 @@ type Installer struct {
 	// where a plugin really is.
 	Other   *Scope
 	Fetcher SourceFetcher
+	// GitBase is QUIVER_GIT_BASE ("" means DefaultGitBase): org/repo
+	// sources resolve under it, and a source the lock names under it is
+	// the user's choice (CheckFileSource).
+	GitBase string
 	// LockWait bounds the wait for another command (DefaultLockWait if 0).
 	LockWait time.Duration
 	// OnWait is called once when the scope lock is held by someone else.
@@ -100,6 +104,12 @@ func (in *Installer) begin(ctx context.Context) (end func(failed bool), err erro
 			}
 		}
 		unlock()
+	}
+	// A lock that does not parse (a ref that is an option, say) is named
+	// as such, before anything is repaired or fetched; no repair mends it.
+	if _, err := ReadLock(in.Scope.LockPath()); err != nil {
+		end(true)
+		return nil, err
 	}
 	if err := os.MkdirAll(in.Scope.PluginsDir(), 0o755); err != nil {
 		end(true)

@@ -119,7 +119,8 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 	if l.Plugins == nil {
 		l.Plugins = map[string]LockEntry{}
 	}
-	for k, e := range l.Plugins {
+	for _, k := range l.Names() { // in order: the first broken entry is named, every time
+		e := l.Plugins[k]
 		// A lock written before sources were redacted may hold a token
 		// (https://TOKEN@host/...): drop it on read, so it is never
 		// printed, and the next write removes it from the file.
@@ -149,11 +150,15 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 				return nil, fmt.Errorf("lock file %s is corrupt: plugin %s has a control character in its %s", path, k, field)
 			}
 		}
+		if err := checkLockedRefs(e.Ref, e.Commit); err != nil {
+			return nil, fmt.Errorf("lock file %s is corrupt: plugin %s: %w", path, k, err)
+		}
 	}
 	if l.Marketplaces == nil {
 		l.Marketplaces = map[string]MarketplaceEntry{}
 	}
-	for k, e := range l.Marketplaces {
+	for _, k := range sortedKeys(l.Marketplaces) {
+		e := l.Marketplaces[k]
 		if err := ValidMarketplaceName(k); err != nil {
 			return nil, fmt.Errorf("lock file %s is corrupt: marketplace %w", path, err)
 		}
@@ -169,8 +174,33 @@ func ParseLock(data []byte, path string) (*Lock, error) {
 				return nil, fmt.Errorf("lock file %s is corrupt: marketplace %s has a control character in its %s", path, k, field)
 			}
 		}
+		if err := checkLockedRefs(e.Ref, e.Commit); err != nil {
+			return nil, fmt.Errorf("lock file %s is corrupt: marketplace %s: %w", path, k, err)
+		}
 	}
 	return &l, nil
+}
+
+// checkLockedRefs checks the ref and commit of a lock entry, which quiver
+// passes to git: the lock may have come with the repository, so a ref is
+// held to git's rules (ValidateRef) and a commit is a full SHA.
+func checkLockedRefs(ref, commit string) error {
+	if ref != "" && !validRef(ref) {
+		return fmt.Errorf("ref %q is not a commit or a branch or tag name that git accepts", ref)
+	}
+	if commit != "" && !IsCommit(commit) {
+		return fmt.Errorf("commit %q is not a full commit SHA (40 lowercase hex digits)", commit)
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Marshal encodes the lock with its header comment, plugins in name order.

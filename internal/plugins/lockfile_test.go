@@ -121,6 +121,8 @@ func TestParseLockAccepts(t *testing.T) {
 		{"no version, no plugins", "plugins: {}\n", map[string]plugins.LockEntry{}},
 		{"null plugins", "version: 1\nplugins:\n", map[string]plugins.LockEntry{}},
 		{"flow style", `{version: 1, plugins: {a/b: {source: "x", ref: main}}}`, map[string]plugins.LockEntry{"a/b": {Source: "x", Ref: "main"}}},
+		{"refs git accepts", "version: 1\nplugins:\n  a/b: {source: x, ref: refs/heads/x, commit: 0123456789abcdef0123456789abcdef01234567}\n  c/d: {source: x, ref: HEAD}\n",
+			map[string]plugins.LockEntry{"a/b": {Source: "x", Ref: "refs/heads/x", Commit: "0123456789abcdef0123456789abcdef01234567"}, "c/d": {Source: "x", Ref: "HEAD"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,6 +158,18 @@ func TestReadLockErrors(t *testing.T) {
 		{"key not lowercase", "version: 1\nplugins:\n  Acme/Guard: {source: x}\n", `"Acme/Guard"`},
 		{"entry without source", "version: 1\nplugins:\n  a/b: {ref: main}\n", "no source"},
 		{"empty entry", "version: 1\nplugins:\n  a/b:\n", "no source"},
+		// A ref or commit is passed to git: git's ref-name rules, no option.
+		{"ref is an option", "version: 1\nplugins:\n  a/b: {source: x, ref: --upload-pack=touch pwned}\n", `plugin a/b: ref "--upload-pack=touch pwned"`},
+		{"ref with dots", "version: 1\nplugins:\n  a/b: {source: x, ref: a..b}\n", `ref "a..b"`},
+		{"ref ending in .lock", "version: 1\nplugins:\n  a/b: {source: x, ref: x.lock}\n", `ref "x.lock"`},
+		{"ref @", "version: 1\nplugins:\n  a/b: {source: x, ref: \"@\"}\n", `ref "@"`},
+		{"short commit", "version: 1\nplugins:\n  a/b: {source: x, commit: 0123456789abcdef0123456789abcdef0123456}\n", "commit \"0123456"},
+		{"uppercase commit", "version: 1\nplugins:\n  a/b: {source: x, commit: 0123456789ABCDEF0123456789ABCDEF01234567}\n", "40 lowercase hex"},
+		{"commit is a name", "version: 1\nplugins:\n  a/b: {source: x, commit: main}\n", `commit "main"`},
+		{"commit is an option", "version: 1\nplugins:\n  a/b: {source: x, commit: -x}\n", `commit "-x"`},
+		{"marketplace ref", "version: 1\nplugins: {}\nmarketplaces:\n  m: {source: x, ref: -x}\n", `marketplace m: ref "-x"`},
+		{"marketplace commit", "version: 1\nplugins: {}\nmarketplaces:\n  m: {source: x, commit: HEAD}\n", `marketplace m: commit "HEAD"`},
+		{"first broken entry in order", "version: 1\nplugins:\n  z/z: {source: x, ref: -z}\n  a/a: {source: x, ref: -a}\n", "plugin a/a"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -177,7 +177,11 @@ func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf 
 	if !ok {
 		return "", "", fmt.Errorf("%w %s in the %s scope", ErrNoMarketplace, name, in.Scope.Location)
 	}
-	spec, err := ParseSpec(old.Source, "", "/")
+	// What the lock names may have come with the repository (SPEC §5).
+	if err := in.checkLockSource("marketplace "+name, old.Source, "quiver marketplace add --force"); err != nil {
+		return old.Commit, "", err
+	}
+	spec, err := ParseSpec(old.Source, in.GitBase, "/")
 	if err != nil {
 		return "", "", fmt.Errorf("marketplace %s: source %q: %w", name, old.Source, err)
 	}
@@ -381,9 +385,12 @@ func (in *Installer) syncMarketplaces(ctx context.Context, lock *Lock) []SyncRes
 			continue
 		}
 		_, statErr := os.Lstat(dir)
-		spec, err := ParseSpec(want.Source, "", "/")
+		// The lock may have come with the repository: its source is
+		// checked before anything is fetched (SPEC §5).
+		err = in.checkLockSource("marketplace "+name, want.Source, "quiver marketplace add")
+		var spec Spec
 		if err == nil {
-			err = refuseLockedLocal("marketplace", name, spec)
+			spec, err = ParseSpec(want.Source, in.GitBase, "/")
 		}
 		if err == nil {
 			spec.Ref = want.Commit

@@ -236,22 +236,42 @@ func nameFromPath(p string) Name {
 	return n
 }
 
-// ValidateRef checks a branch, tag or commit given by the user against the
-// rules git applies to ref names, so a ref can never be a path trick.
+// ValidateRef checks a branch, tag or commit given by the user or read
+// from a file: a name that `git check-ref-format --allow-onelevel`
+// accepts (a full commit SHA is one), never starting with '-' (git would
+// read it as an option), without a control or bidi character. So a ref
+// can never be an option, a path trick or a disguise.
 func ValidateRef(ref string) error {
-	bad := ref == "" || ref == "@" || strings.HasPrefix(ref, "-") || strings.HasPrefix(ref, "/") ||
-		strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock") ||
-		strings.Contains(ref, "..") || strings.Contains(ref, "//") || strings.Contains(ref, "@{") ||
-		strings.Contains(ref, "/.") || strings.HasPrefix(ref, ".")
-	for _, r := range ref {
-		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
-			bad = true
-		}
-	}
-	if bad {
+	if !validRef(ref) {
 		return fmt.Errorf("%w: ref %q is not a valid branch, tag or commit name", ErrInvalidSpec, ref)
 	}
 	return nil
+}
+
+// validRef applies git's ref-name rules (git check-ref-format), plus no
+// leading '-' and no invisible character.
+func validRef(ref string) bool {
+	if ref == "" || ref == "@" || strings.HasPrefix(ref, "-") || strings.HasSuffix(ref, ".") ||
+		strings.Contains(ref, "..") || strings.Contains(ref, "@{") {
+		return false
+	}
+	if strings.IndexFunc(ref, func(r rune) bool { return safefs.Deceptive(r) || strings.ContainsRune(" ~^:?*[\\", r) }) >= 0 {
+		return false
+	}
+	// No empty component (a leading, trailing or double '/'), none
+	// starting with '.' or ending with ".lock".
+	for _, c := range strings.Split(ref, "/") {
+		if c == "" || strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// IsCommit reports whether s is a full commit SHA as quiver records one:
+// exactly 40 lowercase hex digits.
+func IsCommit(s string) bool {
+	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // Redact removes credentials from every URL in s, which may be a URL, a

@@ -177,8 +177,9 @@ func TestSpecSource(t *testing.T) {
 
 func TestValidateRef(t *testing.T) {
 	good := []string{
-		"main", "v1.2.0", "feature/x", "release-2024.01", "a@b", "a_b", "UPPER",
-		"0123456789abcdef0123456789abcdef01234567", "4f1c2e9",
+		"main", "v1.2.0", "feature/x", "refs/heads/x", "release-2024.01", "a@b", "a_b", "UPPER", "HEAD",
+		"0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef0123456", "4f1c2e9",
+		"x.lockx", "@@", "a/@", "ünïcode",
 	}
 	for _, ref := range good {
 		t.Run("good/"+ref, func(t *testing.T) {
@@ -191,6 +192,7 @@ func TestValidateRef(t *testing.T) {
 	bad := []string{
 		"", "../../config", "..", ".", "-x", "--upload-pack=x", "a..b", "a b", "x.lock", "a//b", "@", "a~1", "a^",
 		"a:b", "a/", "a.", "/a", ".a", "a/.b", "a?", "a*", "a[", `a\b`, "a@{1}", "a\x00", "a\x7f", "a\tb", "a\nb",
+		"a.lock/b", "a/.lock", "a/b.lock", "-", "-/x", "a\u202eb", "a\u200bb", "a\xffb", "a\u0085b",
 	}
 	for _, ref := range bad {
 		t.Run("bad/"+ref, func(t *testing.T) {

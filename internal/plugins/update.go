@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -61,9 +62,17 @@ type UpdateResult struct {
 	Err error
 }
 
-// specFromEntry rebuilds the fetch spec of a lock entry at ref.
-func specFromEntry(e LockEntry, ref string) (Spec, error) {
-	s, err := ParseSpec(e.Source, "", "/")
+// specFromEntry rebuilds the fetch spec of lock entry n at ref. The lock
+// may have come with the repository, so its source must pass
+// CheckFileSource: accept says how the user takes it deliberately.
+func (in *Installer) specFromEntry(n Name, e LockEntry, ref, accept string) (Spec, error) {
+	if e.Path != "" {
+		accept += " --path " + e.Path
+	}
+	if err := in.checkLockSource("plugin "+n.String(), e.Source, accept); err != nil {
+		return Spec{}, err
+	}
+	s, err := ParseSpec(e.Source, in.GitBase, "/")
 	if err != nil {
 		return s, fmt.Errorf("lock entry source %q: %w", e.Source, err)
 	}
@@ -91,7 +100,11 @@ func (in *Installer) Update(ctx context.Context, names []Name, o UpdateOptions) 
 	} else if end, err = in.begin(ctx); err != nil {
 		return nil, err
 	}
-	defer func() { end(false) }()
+	var out []UpdateResult
+	// A run that updated nothing leaves no trace, as in Sync.
+	defer func() {
+		end(!slices.ContainsFunc(out, func(r UpdateResult) bool { return r.Status == Updated }))
+	}()
 	lock, err := ReadLock(in.Scope.LockPath())
 	if err != nil {
 		return nil, err
@@ -102,7 +115,6 @@ func (in *Installer) Update(ctx context.Context, names []Name, o UpdateOptions) 
 			names = append(names, n)
 		}
 	}
-	var out []UpdateResult
 	for _, n := range names {
 		r := in.updateOne(ctx, lock, n, o)
 		out = append(out, r)
@@ -131,16 +143,28 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 	}
 	// want is what the plugin should come from: its own lock entry, or
 	// the marketplace's current entry, which may name another source,
-	// folder, pin or manifest.
+	// folder, pin or manifest. Either is checked before anything is
+	// fetched: the lock by specFromEntry, the marketplace's entry by
+	// Resolve.
 	want := e
+	var spec Spec
+	resolved := false
 	if o.Resolve != nil && e.Marketplace != "" && o.Ref == "" {
-		spec, manifest, ok, err := o.Resolve(n, e)
+		rspec, manifest, ok, err := o.Resolve(n, e)
 		if err != nil {
 			r.Err = fmt.Errorf("update %s: %w", n, err)
 			return r
 		}
 		if ok {
+			spec, resolved = rspec, true
 			want.Source, want.Path, want.Manifest, ref = spec.Source(), spec.Subdir, manifest, spec.Ref
+		}
+	}
+	if !resolved {
+		var err error
+		if spec, err = in.specFromEntry(n, e, ref, "quiver plugin add --force"); err != nil {
+			r.Err = fmt.Errorf("update %s: %w", n, err)
+			return r
 		}
 	}
 	moved := want.Source != e.Source || want.Path != e.Path || want.Manifest != e.Manifest || ref != e.Ref
@@ -177,11 +201,6 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 	r.To = latest
 	if o.DryRun {
 		r.Status = WouldUpdate
-		return r
-	}
-	spec, err := specFromEntry(want, ref)
-	if err != nil {
-		r.Err = err
 		return r
 	}
 	entry, err := in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Marketplace: e.Marketplace, EntryManifest: want.Manifest}, exists, func(ne *LockEntry) error {
@@ -329,12 +348,14 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 	if err != nil {
 		return nil, err
 	}
-	defer func() { end(false) }()
+	var out []SyncResult
+	// A run that changed nothing (a lock whose every entry is refused,
+	// say) leaves no trace: what begin created goes again.
+	defer func() { end(!changedAny(out)) }()
 	lock, err := ReadLock(in.Scope.LockPath())
 	if err != nil {
 		return nil, err
 	}
-	var out []SyncResult
 	for _, k := range lock.Names() {
 		n, _ := ParseName(k)
 		out = append(out, in.syncOne(ctx, lock, n))
@@ -363,26 +384,6 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 	return out, nil
 }
 
-// ErrLockedLocalSource is returned by Sync for a lock entry that names a
-// folder of this machine where Sync would take it without a content hash
-// to check against.
-var ErrLockedLocalSource = errors.New("names a folder of this machine")
-
-// refuseLockedLocal keeps plugin install from taking a folder of the
-// user's machine because a lock says so: the lock came with the
-// repository, so `marketplaces: {loot: {source: /home/you/.aws}}` would
-// copy the user's keys into the project, where git add and the agent
-// find them. A copied plugin is checked against its locked content hash
-// (which the repository cannot know for a folder it has not seen); a
-// linked plugin and a marketplace have no hash, so their local sources
-// are refused, naming the entry. The user adds such folders themselves.
-func refuseLockedLocal(kind, name string, spec Spec) error {
-	if !spec.IsLocal() {
-		return nil
-	}
-	return fmt.Errorf("lock entry %s %s %w (%s); plugin install fetches only remote sources from a lock, which came with the repository: if you mean it, run quiver %s add %s yourself", kind, name, ErrLockedLocalSource, spec.Path, kind, spec.Path)
-}
-
 func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult {
 	r := SyncResult{Name: n}
 	want := lock.Plugins[n.String()]
@@ -393,10 +394,11 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult
 		r.Status = "ok"
 		return r
 	}
-	spec, err := specFromEntry(want, want.Commit) // the locked commit, whatever the ref says now
-	if err == nil && want.Link {
-		err = refuseLockedLocal("plugin", n.String(), spec)
+	accept := "quiver plugin add"
+	if want.Link {
+		accept += " --link"
 	}
+	spec, err := in.specFromEntry(n, want, want.Commit, accept) // the locked commit, whatever the ref says now
 	if err != nil {
 		r.Status, r.Err = "failed", err
 		return r
@@ -417,6 +419,17 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult
 		r.Status = "installed"
 	}
 	return r
+}
+
+// changedAny reports whether Sync changed a plugin or a marketplace.
+func changedAny(res []SyncResult) bool {
+	for _, r := range res {
+		switch r.Status {
+		case "installed", "repaired", "pruned":
+			return true
+		}
+	}
+	return false
 }
 
 func shortOr(commit, otherwise string) string {

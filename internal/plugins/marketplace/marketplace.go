@@ -78,11 +78,6 @@ type Source struct {
 	SHA  string `json:"sha,omitempty"`
 }
 
-// fullSHA reports a 40-hex lowercase commit name.
-func fullSHA(s string) bool {
-	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
-}
-
 // Parse reads marketplace.json. The file as a whole must be JSON with a
 // plugins list; each entry is checked on its own and one that breaks a
 // rule carries its Problem. Names shared by several entries are a problem
@@ -373,7 +368,7 @@ func parseSource(r json.RawMessage, pluginRoot string) (Source, string) {
 		}
 		s.Path = clean
 	}
-	if s.SHA != "" && !fullSHA(s.SHA) {
+	if s.SHA != "" && !plugins.IsCommit(s.SHA) {
 		return s, fmt.Sprintf("sha %q is not a 40-hex commit", s.SHA)
 	}
 	if s.Ref != "" {
@@ -443,19 +438,32 @@ func (m *Marketplace) Find(name string) (Entry, string, error) {
 
 // Spec resolves an entry to what quiver fetches. A "path" entry is a
 // folder of the marketplace repository itself: its spec is the
-// marketplace's source at the marketplace's commit. base is
-// QUIVER_GIT_BASE for github sources.
+// marketplace's source at the marketplace's commit, as its checkout was
+// made (by the user's marketplace add, or from the lock through
+// plugins.CheckFileSource). Any other entry names a repository of its own,
+// read from marketplace.json, which strangers write: it must pass
+// plugins.CheckFileSource before anything is fetched. base is
+// QUIVER_GIT_BASE for github sources and for that check.
 func (e Entry) Spec(mktSource, mktCommit, base string) (plugins.Spec, error) {
-	var raw, ref string
+	var raw, field, ref string
 	switch e.Source.Type {
 	case "path":
 		raw, ref = mktSource, mktCommit
 	case "github":
-		raw, ref = e.Source.Repo, firstOf(e.Source.SHA, e.Source.Ref)
+		raw, field, ref = e.Source.Repo, "repo", firstOf(e.Source.SHA, e.Source.Ref)
 	case "url", "git-subdir":
-		raw, ref = e.Source.URL, firstOf(e.Source.SHA, e.Source.Ref)
+		raw, field, ref = e.Source.URL, "url", firstOf(e.Source.SHA, e.Source.Ref)
 	default:
 		return plugins.Spec{}, fmt.Errorf("entry %s: source type %q is not supported", e.Name, e.Source.Type)
+	}
+	if field != "" {
+		if err := plugins.CheckFileSource(raw, base); err != nil {
+			accept := "quiver plugin add " + plugins.Redact(raw)
+			if e.Source.Path != "" {
+				accept += " --path " + e.Source.Path
+			}
+			return plugins.Spec{}, fmt.Errorf("entry %s: %s %w: if you mean it, run %s yourself", e.Name, field, err, accept)
+		}
 	}
 	spec, err := plugins.ParseSpec(raw, base, "/")
 	if err != nil {
@@ -463,6 +471,11 @@ func (e Entry) Spec(mktSource, mktCommit, base string) (plugins.Spec, error) {
 	}
 	if e.Source.Type != "path" && spec.IsLocal() {
 		return spec, fmt.Errorf("entry %s: %q is not a remote repository", e.Name, plugins.Redact(raw))
+	}
+	if ref != "" {
+		if err := plugins.ValidateRef(ref); err != nil {
+			return spec, fmt.Errorf("entry %s: %w", e.Name, err)
+		}
 	}
 	spec.Ref = ref
 	if err := spec.SetSubdir(e.Source.Path); err != nil {

@@ -2,11 +2,14 @@ package marketplace
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // TestParseFile covers what makes a whole marketplace.json unreadable:
@@ -236,6 +239,27 @@ func TestSpec(t *testing.T) {
 	// A url entry never reaches the local disk, even if it got past Parse.
 	if _, err := (Entry{Name: "e", Source: Source{Type: "url", URL: "/etc"}}).Spec(mkt, commit, base); err == nil {
 		t.Error("a url entry naming /etc resolved")
+	}
+	// What marketplace.json names is held to the rule of sources read from
+	// a file: plain http only under the user's git base, no credentials.
+	for _, src := range []Source{
+		{Type: "url", URL: "http://attacker.example/acme/x.git"},
+		{Type: "git-subdir", URL: "http://127.0.0.1:9/acme/x.git", Path: "plugins/x"},
+		{Type: "url", URL: "file:///home/u/.aws"},
+		{Type: "url", URL: "https://u:hunter2@github.com/acme/x.git"},
+		{Type: "url", URL: "ext::sh"},
+	} {
+		_, err := Entry{Name: "e", Source: src}.Spec(mkt, commit, base)
+		if !errors.Is(err, plugins.ErrFileSource) || !strings.Contains(err.Error(), "entry e: url ") ||
+			!strings.Contains(err.Error(), "if you mean it, run quiver plugin add ") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("entry with %+v: %v; want ErrFileSource naming the entry, its url and the way to take it", src, err)
+		}
+	}
+	if spec, err := (Entry{Name: "e", Source: Source{Type: "url", URL: base + "/acme/x.git"}}).Spec(mkt, commit, base); err != nil || spec.URL != base+"/acme/x.git" {
+		t.Errorf("a url under the user's git base: %+v, %v", spec, err)
+	}
+	if _, err := (Entry{Name: "e", Source: Source{Type: "url", URL: "https://github.com/acme/x.git", Ref: "--upload-pack=x"}}).Spec(mkt, commit, base); err == nil {
+		t.Error("an entry with an option as its ref resolved")
 	}
 	if _, err := (Entry{Name: "e", Source: Source{Type: "npm"}}).Spec(mkt, commit, base); err == nil {
 		t.Error("an npm entry resolved")

@@ -3,6 +3,7 @@ package marketplace
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -99,6 +100,16 @@ func (s *Store) find(name string) (Checkout, error) {
 		return Checkout{MarketplaceCheckout: mc}, fmt.Errorf("marketplace %s: %w", name, err)
 	}
 	return Checkout{MarketplaceCheckout: mc, Market: m}, nil
+}
+
+// EntrySpec resolves entry e of this marketplace to what quiver fetches
+// (Entry.Spec); an error names the marketplace and its file.
+func (co Checkout) EntrySpec(e Entry, base string) (plugins.Spec, error) {
+	spec, err := e.Spec(co.Entry.Source, co.Entry.Commit, base)
+	if err != nil {
+		return spec, fmt.Errorf("marketplace %s (%s): %w", co.Name, filepath.Join(co.Dir, filepath.FromSlash(File)), err)
+	}
+	return spec, nil
 }
 
 func hasName(ms []plugins.MarketplaceCheckout, name string) bool {

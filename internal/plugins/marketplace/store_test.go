@@ -75,3 +75,28 @@ func TestStoreScopes(t *testing.T) {
 		t.Errorf("a missing marketplace: %v", err)
 	}
 }
+
+// An entry that names a source no file may name is refused with the
+// marketplace and the file that names it.
+func TestEntrySpecNamesTheFile(t *testing.T) {
+	l := plugins.NewLayout(t.TempDir(), t.TempDir())
+	addTo(t, *l.Local, "evil", "https://github.com/evil/market.git", "x")
+	file := filepath.Join(l.Local.MarketplaceDir("evil"), ".claude-plugin", "marketplace.json")
+	data := `{"name":"evil","plugins":[{"name":"p","source":{"source":"url","url":"http://attacker.example/p.git"}}]}`
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	co, err := (&Store{Layout: l}).Find("evil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := co.Market.Find("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = co.EntrySpec(e, "http://127.0.0.1:9")
+	want := "marketplace evil (" + file + `): entry p: url "http://attacker.example/p.git" is plain http`
+	if !errors.Is(err, plugins.ErrFileSource) || !strings.Contains(err.Error(), want) {
+		t.Errorf("EntrySpec: %v; want ErrFileSource saying %q", err, want)
+	}
+}
