@@ -339,7 +339,10 @@ func TestHostileOutputMemoryBounded(t *testing.T) {
 // by its own timeout plus 1 s, so the event is too; the combined result
 // is valid JSON of bounded size; nothing is left running.
 func TestHostileHooksThroughTrigger(t *testing.T) {
-	const timeout = 500 * time.Millisecond
+	// Long enough that a flood of output reaches its limit first on a
+	// loaded machine (a 500 ms timeout timed the floods out at a load of
+	// 12), short enough that the hooks that hang cost little.
+	const timeout = 2 * time.Second
 	names := []string{"infinite", "infinite-fork", "binary", "long-line", "ignore-term", "grandchild", "no-stdin", "huge-stderr", "self-delete", "rewrite-input"}
 	want := map[string]Status{
 		"infinite": Failed, "infinite-fork": Failed, "binary": Failed, "long-line": Failed,
