@@ -492,3 +492,11 @@ func (a *App) resolveFromMarketplace(store *marketplace.Store) func(plugins.Name
 		return spec, e.Manifest, err == nil, err
 	}
 }
+
+// marketplaces is the Store a command reads marketplaces through: the
+// user's scope only for -g, and a project marketplace whose source no file
+// may choose only when the user added it here.
+func (a *App) marketplaces(layout plugins.Layout, global bool) *marketplace.Store {
+	return &marketplace.Store{Layout: layout, Global: global, GitBase: a.Getenv("QUIVER_GIT_BASE"),
+		Chosen: func(name, source string) bool { return discovery.ChosenMarketplace(layout, name, source) }}
+}

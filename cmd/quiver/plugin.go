@@ -13,7 +13,6 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 )
 
 func (a *App) newPluginCmd() *cobra.Command {
@@ -204,7 +203,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	// Parse and name everything before touching the disk.
 	var jobs []addJob
 	seen := map[string]bool{}
-	store := &marketplace.Store{Layout: layout, Global: o.Global}
+	store := a.marketplaces(layout, o.Global)
 	for _, raw := range o.Specs {
 		if j, ok, err := a.marketplaceJob(store, raw); ok {
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 )
 
 // Commands that work from the lock file: outdated, update, install, verify,
@@ -80,7 +79,7 @@ local. Exits 1 when a remote cannot be asked.`,
 				return err
 			}
 			in := a.installer(layout, global)
-			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true, Resolve: a.resolveFromMarketplace(&marketplace.Store{Layout: layout, Global: global})})
+			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true, Resolve: a.resolveFromMarketplace(a.marketplaces(layout, global))})
 			if err != nil {
 				return err
 			}
@@ -205,7 +204,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	in := a.installer(layout, o.Global)
 	var res []plugins.UpdateResult
 	change := func() error {
-		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.resolveFromMarketplace(&marketplace.Store{Layout: layout, Global: o.Global})})
+		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.resolveFromMarketplace(a.marketplaces(layout, o.Global))})
 		return err
 	}
 	if o.DryRun {

@@ -376,6 +376,21 @@ func ChoosePlugins(l plugins.Layout, names []plugins.Name) error {
 	})
 }
 
+// ChosenMarketplace reports whether the user added the project's
+// marketplace name from source on this machine (or accepted it with quiver
+// trust).
+func ChosenMarketplace(l plugins.Layout, name, source string) bool {
+	if l.Local == nil {
+		return false
+	}
+	c, err := readChoices(l)
+	if err != nil {
+		return false
+	}
+	ch, ok := c.Marketplaces[name]
+	return ok && plugins.SameSource(ch.Source, source)
+}
+
 // ChooseMarketplace records that the user added marketplace name.
 func ChooseMarketplace(l plugins.Layout, name string) error {
 	return updateChoices(l, func(c *choices, lock *plugins.Lock) {

@@ -19,6 +19,16 @@ type Store struct {
 	Layout plugins.Layout
 	// Global: the command acts on the user's scope.
 	Global bool
+	// GitBase is QUIVER_GIT_BASE, under which a source read from a file
+	// may be plain http.
+	GitBase string
+	// Chosen reports a project marketplace the user added on this machine
+	// from source (the user's recorded choices). A project marketplace
+	// whose source no file may choose (a local folder, plain http) is
+	// read only when it is: a repository could commit a checkout stamped
+	// with such a source, whose path entries would then copy a folder of
+	// this machine into the project.
+	Chosen func(name, source string) bool
 	// read memoizes Find, so a command parses each marketplace once.
 	read map[string]found
 }
@@ -85,6 +95,11 @@ func (s *Store) find(name string) (Checkout, error) {
 			name, plugins.Redact(hits[0].Entry.Source), plugins.Redact(hits[1].Entry.Source), name)
 	}
 	mc := hits[0] // the project's, where both agree
+	if mc.Location == plugins.Local {
+		if err := plugins.CheckFileSource(mc.Entry.Source, s.GitBase); err != nil && (s.Chosen == nil || !s.Chosen(name, mc.Entry.Source)) {
+			return Checkout{MarketplaceCheckout: mc}, fmt.Errorf("marketplace %s came with the repository and its source %w; if you mean it, run quiver marketplace add --force %s yourself", name, err, plugins.Redact(mc.Entry.Source))
+		}
+	}
 	if mc.Missing {
 		flag := ""
 		if mc.Location == plugins.Global {
