@@ -29,66 +29,6 @@ func agentHarness(t *testing.T) *harness {
 	return newHarness(t, srv, "PATH="+bin+":"+os.Getenv("PATH"))
 }
 
-// TestAgentSettingsGolden installs, re-installs and removes quiver in each
-// agent's configuration: the file after install is the golden one, a
-// second install changes no byte, and remove gives back the original
-// bytes; a file quiver created is deleted again.
-func TestAgentSettingsGolden(t *testing.T) {
-	for _, ag := range agents.All() {
-		t.Run(ag.Name, func(t *testing.T) {
-			h := agentHarness(t)
-			dir := filepath.Join("testdata", "agents", ag.Name)
-			before, err := os.ReadFile(filepath.Join(dir, "before.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			config := filepath.Join(h.project, ag.ConfigLocal)
-			os.MkdirAll(filepath.Dir(config), 0o755)
-			os.WriteFile(config, before, 0o600)
-
-			h.must("agent", "install", ag.Name)
-			after, _ := os.ReadFile(config)
-			golden := filepath.Join(dir, "after.json")
-			if *updateDocs {
-				os.WriteFile(golden, after, 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(after, want) {
-				t.Errorf("after install:\n%s\nwant (%s):\n%s", after, golden, want)
-			}
-			if fi, _ := os.Stat(config); fi.Mode().Perm() != 0o600 {
-				t.Errorf("install changed the file's mode to %v", fi.Mode().Perm())
-			}
-			r := h.must("agent", "install", ag.Name)
-			if again, _ := os.ReadFile(config); !bytes.Equal(again, after) {
-				t.Errorf("a second install changed the file:\n%s", again)
-			}
-			if !strings.Contains(r.stdout, "Already wired") {
-				t.Errorf("a second install says %q", r.stdout)
-			}
-			h.must("agent", "remove", ag.Name)
-			if back, _ := os.ReadFile(config); !bytes.Equal(back, before) {
-				t.Errorf("after remove:\n%s\nwant the original:\n%s", back, before)
-			}
-
-			// From nothing: the file quiver creates goes again.
-			os.Remove(config)
-			h.must("agent", "install", ag.Name)
-			if _, err := os.Stat(config); err != nil {
-				t.Fatalf("install created no %s: %v", ag.ConfigLocal, err)
-			}
-			h.must("agent", "remove", ag.Name)
-			if _, err := os.Stat(config); !errors.Is(err, os.ErrNotExist) {
-				data, _ := os.ReadFile(config)
-				t.Errorf("remove left the file quiver created:\n%s", data)
-			}
-		})
-	}
-}
-
 // TestAgentConfigLeftAlone: a configuration that does not parse, or that
 // holds something else where quiver's entries go, is an error and keeps
 // its bytes.

@@ -150,7 +150,7 @@ func (a *App) diagnose(cmd *cobra.Command, layout plugins.Layout) ([]finding, er
 			}
 		}
 	}
-	out = append(out, a.diagnoseAgents(layout)...)
+	out = append(out, a.wirer(layout).Diagnose()...)
 	return out, nil
 }
 

@@ -1,0 +1,611 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/safefs"
+)
+
+// The one transaction every adapter uses (SPEC §13, §16): merge quiver's
+// entries into another program's file, record exactly what quiver made,
+// keep the agent's skill and command folders in step, and undo all of it.
+// An adapter (claude.go, codex.go, ...) says only what its agent reads
+// and writes.
+
+// maxConfig bounds an agent's configuration file.
+const maxConfig = 4 << 20
+
+// Site is where one agent is wired in one scope.
+type Site struct {
+	Agent *Agent
+	Scope plugins.Scope
+	// Base is the folder the agent's paths start from: the project, or
+	// the home folder.
+	Base string
+	// Config is the agent's configuration file; Record the scope's
+	// record of what quiver made (in its machine folder).
+	Config, Record string
+}
+
+// SiteOf is agent ag's site in the scope a command acts on.
+func SiteOf(ag *Agent, layout plugins.Layout, global bool, home string) Site {
+	s := Site{Agent: ag, Scope: layout.Scope(global)}
+	if s.Scope.Location == plugins.Global {
+		s.Base = home
+		s.Config = filepath.Join(s.Base, ag.ConfigGlobal)
+	} else {
+		s.Base = layout.ProjectDir
+		s.Config = filepath.Join(s.Base, ag.ConfigLocal)
+	}
+	s.Record = filepath.Join(s.Scope.MachineDir(), wiring.RecordFile)
+	return s
+}
+
+// Docs are the active skills and recipes the agents' folders show, and
+// whether the project's may reach them (SPEC §9: only while trusted, as
+// copies of what was trusted).
+type Docs struct {
+	Skills, Recipes []discovery.Doc
+	Trusted         bool
+}
+
+// ActiveDocs finds the skills and recipes once, however many agents are
+// then synced: each discovery walks every scope.
+func ActiveDocs(o discovery.Options) func() (Docs, error) {
+	return sync.OnceValues(func() (Docs, error) {
+		var d Docs
+		var err error
+		if d.Skills, err = discovery.Skills(o); err != nil {
+			return d, err
+		}
+		if d.Recipes, err = discovery.Recipes(o); err != nil {
+			return d, err
+		}
+		if o.Layout.Local != nil {
+			t, err := discovery.ProjectTrust(o.Layout, o.TrustAll)
+			if err != nil {
+				return d, err
+			}
+			d.Trusted = t.Trusted()
+		}
+		return d, nil
+	})
+}
+
+// Wirer wires agents into one layout's scopes.
+type Wirer struct {
+	Layout plugins.Layout
+	// Home is the user's home folder, where user-scope configurations
+	// live.
+	Home string
+	// Docs finds the items the agents' folders show (ActiveDocs).
+	Docs func() (Docs, error)
+	// Warn hears what the person should know (an item that could not be
+	// linked); OnWait that another quiver holds the scope's agents lock.
+	Warn   func(string)
+	OnWait func(scopeRoot string)
+}
+
+func (w *Wirer) warn(msg string) {
+	if w.Warn != nil {
+		w.Warn(msg)
+	}
+}
+
+// Site is agent ag's site in the scope a command acts on.
+func (w *Wirer) Site(ag *Agent, global bool) Site { return SiteOf(ag, w.Layout, global, w.Home) }
+
+// lock serializes the commands that write agents' files and a scope's
+// record.
+func (w *Wirer) lock(ctx context.Context, s Site) (func(), error) {
+	return plugins.LockFile(ctx, filepath.Join(s.Scope.MachineDir(), ".agents.lock"), plugins.DefaultLockWait, func() {
+		if w.OnWait != nil {
+			w.OnWait(s.Scope.Root)
+		}
+	})
+}
+
+// CheckConfigPath refuses a configuration reached through a symbolic
+// link, or that is one: a repository may commit .claude as a link to your
+// home's, or settings.json as a link to your global settings, and quiver
+// would then edit (or leak into the work tree) a file that is not this
+// scope's. A dotfiles link is refused the same way; edit what it points
+// to, with --dry-run to see the result.
+func CheckConfigPath(s Site) error {
+	rel, err := filepath.Rel(s.Base, s.Config)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("%s is not under %s", s.Config, s.Base)
+	}
+	if err := wiring.SafeParents(s.Base, rel, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if fi, err := os.Lstat(s.Config); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link; quiver does not write through links (edit the file it points to; --dry-run prints the result)", s.Config)
+	}
+	return nil
+}
+
+// wiringConfig is what quiver keeps in the agent's file.
+func wiringConfig(ag *Agent, command string, allowRewrites bool) wiring.Config {
+	c := wiring.Config{
+		Comments: ag.Comments,
+		Ours:     func(el json.RawMessage) bool { return wiring.CommandsRun(el, ag.Writes) },
+	}
+	for _, ev := range ag.Events {
+		keys, elem := ag.Entry(ev, ag.Command(command, ev, allowRewrites))
+		c.Entries = append(c.Entries, wiring.Entry{Keys: keys, Value: elem})
+	}
+	for _, s := range ag.Settings {
+		c.Settings = append(c.Settings, wiring.Setting{Keys: s.Keys, Value: s.Value})
+	}
+	return c
+}
+
+// ReadConfig reads an agent's configuration: ok false when it does not
+// exist, an error naming the file when it is not a regular file.
+func ReadConfig(path string) (data []byte, ok bool, err error) {
+	data, err = safefs.ReadFile(path, maxConfig)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+// load reads what install and remove start from: the scope's record and
+// the agent's configuration (nil, false when it does not exist), after
+// checking that the configuration is not reached through a link.
+func load(site Site) (*wiring.Record, []byte, bool, error) {
+	if err := CheckConfigPath(site); err != nil {
+		return nil, nil, false, err
+	}
+	rec, err := wiring.ReadRecord(site.Record)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	data, existed, err := ReadConfig(site.Config)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("read %s's configuration: %w", site.Agent.Title, err)
+	}
+	return rec, data, existed, nil
+}
+
+// writeOthers writes another program's file atomically, keeping its mode.
+func writeOthers(path string, data []byte) error {
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return plugins.WriteFileAtomic(path, data, perm)
+}
+
+// InstallOptions are agent install's.
+type InstallOptions struct {
+	// Command is the quiver the agent runs; AllowRewrites lets a rewritten
+	// tool input run without asking.
+	Command       string
+	AllowRewrites bool
+	// DryRun computes the file and writes nothing.
+	DryRun bool
+}
+
+// Installed is what Install did.
+type Installed struct {
+	// Data is the configuration as written (or, with DryRun, as it would
+	// be); Changed whether it differs from what was there.
+	Data    []byte
+	Changed bool
+	// Links counts the skills and recipes kept in the agent's folders.
+	Links int
+}
+
+// Install wires the agent of site: quiver's entries merged into its file
+// (nothing else changes), recorded, and its skill and command folders
+// synced. A configuration that does not parse is an error, untouched.
+func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Installed, error) {
+	ag := site.Agent
+	if !o.DryRun {
+		unlock, err := w.lock(ctx, site)
+		if err != nil {
+			return Installed{}, err
+		}
+		defer unlock()
+	}
+	rec, data, existed, err := load(site)
+	if err != nil {
+		return Installed{}, err
+	}
+	prev := rec.Agents[ag.Name]
+	var created []string
+	createdFile := !existed
+	if prev != nil {
+		created, createdFile = prev.Created, prev.CreatedFile || !existed
+	}
+	ch, err := wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites), data, created)
+	if err != nil {
+		return Installed{}, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
+	}
+	if o.DryRun {
+		return Installed{Data: ch.Data, Changed: ch.Changed}, nil
+	}
+	if ch.Changed {
+		if err := writeOthers(site.Config, ch.Data); err != nil {
+			return Installed{}, fmt.Errorf("write %s: %w", site.Config, err)
+		}
+	}
+	entry := &wiring.AgentRecord{
+		Config: site.Config, Command: o.Command, AllowRewrites: o.AllowRewrites,
+		Created: ch.Created, CreatedFile: createdFile,
+	}
+	if prev != nil {
+		entry.Links = prev.Links
+	}
+	rec.Agents[ag.Name] = entry
+	if err := w.syncItems(site, entry); err != nil {
+		w.warn(fmt.Sprintf("quiver: %v", err))
+	}
+	if err := rec.Write(site.Record); err != nil {
+		return Installed{}, fmt.Errorf("record %s: %w", site.Record, err)
+	}
+	return Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links)}, nil
+}
+
+// Remove unwires the agent of site: quiver's entries and the keys it
+// created there while they are empty, and what it made in the agent's
+// folders; a file quiver created and nothing else uses is deleted. It
+// reports whether there was anything to remove.
+func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
+	ag := site.Agent
+	unlock, err := w.lock(ctx, site)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	rec, data, existed, err := load(site)
+	if err != nil {
+		return false, err
+	}
+	prev := rec.Agents[ag.Name]
+	removed := false
+	if existed {
+		var created []string
+		createdFile := false
+		if prev != nil {
+			created, createdFile = prev.Created, prev.CreatedFile
+		}
+		ch, err := wiring.Uninstall(wiringConfig(ag, "quiver", false), data, created, createdFile)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
+		}
+		switch {
+		case ch.Delete:
+			err = os.Remove(site.Config)
+		case ch.Changed:
+			err = writeOthers(site.Config, ch.Data)
+		}
+		if err != nil {
+			return false, fmt.Errorf("write %s: %w", site.Config, err)
+		}
+		removed = ch.Changed
+	}
+	if prev != nil {
+		if err := wiring.RemoveLinks(site.Base, ownLinks(site, prev.Links)); err != nil {
+			return removed, err
+		}
+		delete(rec.Agents, ag.Name)
+		if err := rec.Write(site.Record); err != nil {
+			return removed, err
+		}
+		removed = true
+	}
+	return removed, nil
+}
+
+// syncItems makes the agent's skill and recipe links (and copies) match
+// the scope's active items, recording them in entry.
+func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) error {
+	d, err := w.Docs()
+	if err != nil {
+		return err
+	}
+	var skills, recipes []wiring.Item
+	if site.Scope.Location != plugins.Local || d.Trusted {
+		skills, recipes = linkItems(d.Skills, site.Scope, true), linkItems(d.Recipes, site.Scope, false)
+	}
+	dirs := []wiring.LinkDir{{Dir: site.Agent.SkillsDir, Items: skills}}
+	if site.Agent.CommandsDir != "" {
+		dirs = append(dirs, wiring.LinkDir{Dir: site.Agent.CommandsDir, Suffix: ".md", Items: recipes})
+	}
+	links, warnings, err := wiring.SyncLinks(site.Base, dirs, ownLinks(site, entry.Links))
+	entry.Links = links
+	for _, m := range warnings {
+		w.warn("quiver: " + m)
+	}
+	return err
+}
+
+// ownLinks keeps the recorded links that lie directly in the agent's own
+// skills or commands folder: only those are quiver's to change, since the
+// record may have come with a repository.
+func ownLinks(site Site, links []wiring.Link) []wiring.Link {
+	var own []wiring.Link
+	for _, l := range links {
+		d := filepath.Dir(filepath.FromSlash(l.Path))
+		if d == filepath.FromSlash(site.Agent.SkillsDir) || (site.Agent.CommandsDir != "" && d == filepath.FromSlash(site.Agent.CommandsDir)) {
+			own = append(own, l)
+		}
+	}
+	return own
+}
+
+// linkItems are the active items of one scope, as the agent should see
+// them: a skill's folder, a recipe's file; the project's as copies.
+func linkItems(docs []discovery.Doc, s plugins.Scope, folder bool) []wiring.Item {
+	var items []wiring.Item
+	for _, d := range docs {
+		if d.Status != discovery.Active || d.Location != s.Location {
+			continue
+		}
+		own := d.Name
+		if !d.Plugin.IsZero() {
+			own = strings.TrimPrefix(d.Name, d.Plugin.String()+"/")
+		}
+		path := d.Path
+		if folder {
+			path = filepath.Dir(path)
+		}
+		it := wiring.Item{Name: d.Name, Own: own, Path: path}
+		if s.Location == plugins.Local {
+			// A project's items reach the agent as copies of what the
+			// user trusted, never as links a pull could change.
+			it.Copy, it.Root = true, s.Root
+			if !d.Plugin.IsZero() {
+				it.Root = s.PluginDir(d.Plugin)
+			}
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// Sync re-syncs the skills and recipes of every wired agent of the
+// layout's scopes; every mutating command ends with it (SPEC §13).
+func (w *Wirer) Sync(ctx context.Context) error {
+	var errs []error
+	for _, s := range w.Layout.Scopes() {
+		path := filepath.Join(s.MachineDir(), wiring.RecordFile)
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		rec, err := wiring.ReadRecord(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		changed := false
+		for _, name := range rec.Names() {
+			ag, err := Lookup(name)
+			if err != nil {
+				continue // an agent this quiver does not know: left alone
+			}
+			site := w.Site(ag, s.Location == plugins.Global)
+			// Only agents whose configuration really calls quiver get
+			// their folders synced.
+			if CheckConfigPath(site) != nil {
+				continue
+			}
+			if data, ok, err := ReadConfig(site.Config); err != nil || !ok {
+				continue
+			} else if wired, _ := WiredIn(ag, data); !wired {
+				continue
+			}
+			unlock, err := w.lock(ctx, site)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			entry := rec.Agents[name]
+			before := fmt.Sprint(entry.Links)
+			if err := w.syncItems(site, entry); err != nil {
+				errs = append(errs, err)
+			}
+			changed = changed || fmt.Sprint(entry.Links) != before
+			unlock()
+		}
+		if changed {
+			if err := rec.Write(path); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Row is one agent in one scope, as agent list shows it.
+type Row struct {
+	Agent    string `json:"agent"`
+	Title    string `json:"title"`
+	Location string `json:"location"`
+	Config   string `json:"config"`
+	// Wired is whether the configuration holds quiver's entries (what
+	// the agent will do); Command and Links what quiver recorded.
+	Wired   bool   `json:"wired"`
+	Command string `json:"command,omitempty"`
+	Links   int    `json:"links"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// Rows is every agent in every scope.
+func (w *Wirer) Rows() ([]Row, error) {
+	rows := []Row{}
+	for _, s := range w.Layout.Scopes() {
+		rec, err := wiring.ReadRecord(filepath.Join(s.MachineDir(), wiring.RecordFile))
+		if err != nil {
+			return nil, err
+		}
+		for _, ag := range All() {
+			site := w.Site(ag, s.Location == plugins.Global)
+			row := Row{Agent: ag.Name, Title: ag.Title, Location: string(s.Location), Config: site.Config}
+			if data, ok, err := ReadConfig(site.Config); err != nil {
+				row.Problem = err.Error()
+			} else if ok {
+				row.Wired, row.Problem = WiredIn(ag, data)
+			}
+			if r := rec.Agents[ag.Name]; r != nil {
+				row.Command, row.Links = r.Command, len(r.Links)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// WiredIn reports whether data (an agent's configuration) holds one of
+// quiver's entries, or why it cannot tell.
+func WiredIn(ag *Agent, data []byte) (bool, string) {
+	d, err := wiring.ParseDoc(data, ag.Comments)
+	if err != nil {
+		return false, err.Error()
+	}
+	c := wiringConfig(ag, "quiver", false)
+	for _, e := range c.Entries {
+		elems, err := d.Array(e.Keys...)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, el := range elems {
+			if c.Ours(el) {
+				return true, ""
+			}
+		}
+	}
+	return false, ""
+}
+
+// CommandProblem says why command would not run ("" when it would).
+func CommandProblem(command string) string {
+	if strings.Contains(command, "/") {
+		fi, err := os.Stat(command)
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return fmt.Sprintf("%s is not an executable file", command)
+		}
+		return ""
+	}
+	if _, err := exec.LookPath(command); err != nil {
+		return fmt.Sprintf("%s is not on PATH", command)
+	}
+	return ""
+}
+
+// Diagnose finds what doctor reports about wired agents: a configuration
+// quiver cannot read, a quiver the agent cannot run, Claude Code and
+// Cursor both wired (Cursor runs Claude's hooks too), and plugins whose
+// hooks would run twice because Claude Code has them natively too.
+func (w *Wirer) Diagnose() []format.Finding {
+	var out []format.Finding
+	rows, err := w.Rows()
+	if err != nil {
+		return []format.Finding{{Severity: "warning", Reason: "agents: " + err.Error(), Fix: "fix or remove the file it names"}}
+	}
+	wired := map[string]bool{}
+	for _, r := range rows {
+		if r.Problem != "" {
+			out = append(out, format.Finding{Severity: "warning", File: r.Config, Reason: fmt.Sprintf("%s's configuration: %s", r.Title, r.Problem), Fix: "fix the file; quiver leaves it as it is"})
+		}
+		if !r.Wired {
+			continue
+		}
+		wired[r.Agent] = true
+		command := r.Command
+		if command == "" {
+			command = "quiver"
+		}
+		if problem := CommandProblem(command); problem != "" {
+			out = append(out, format.Finding{Severity: "warning", File: r.Config, Reason: fmt.Sprintf("%s calls quiver, but %s", r.Title, problem),
+				Fix: fmt.Sprintf("put quiver on PATH, or run quiver agent install %s%s --command /path/to/quiver", r.Agent, flagFor(plugins.Location(r.Location)))})
+		}
+	}
+	if wired["claude"] && wired["cursor"] {
+		out = append(out, format.Finding{Severity: "warning", Reason: "quiver is wired into both Claude Code and Cursor; Cursor also runs the hooks in .claude/settings.json, so in Cursor every quiver hook runs twice",
+			Fix: "quiver agent remove cursor, or turn off Cursor's third-party configs"})
+	}
+	if !wired["claude"] {
+		return out
+	}
+	native := w.claudeNativePlugins()
+	for _, s := range w.Layout.Scopes() {
+		ps, err := plugins.ListPlugins(s)
+		if err != nil {
+			continue
+		}
+		for _, p := range ps {
+			if !p.Enabled() {
+				continue
+			}
+			for _, key := range []string{p.Name.Repo() + "@" + p.Entry.Marketplace, p.Name.Repo() + "@" + p.Name.Org()} {
+				if file, ok := native[key]; ok {
+					out = append(out, format.Finding{Severity: "warning", File: file,
+						Reason: fmt.Sprintf("plugin %s is installed through quiver and enabled natively in Claude Code as %s: its hooks would run twice", p.Name, key),
+						Fix:    fmt.Sprintf("disable %s in Claude Code (/plugin), or quiver plugin remove %s%s", key, p.Name, flagFor(s.Location))})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// flagFor is the flag that names a scope on the command line.
+func flagFor(l plugins.Location) string {
+	if l == plugins.Global {
+		return " -g"
+	}
+	return ""
+}
+
+// claudeNativePlugins reads the plugins Claude Code has enabled itself
+// ("name@marketplace": true under enabledPlugins) in the project's and
+// the user's settings, with the file that says so.
+func (w *Wirer) claudeNativePlugins() map[string]string {
+	found := map[string]string{}
+	files := []string{filepath.Join(w.Home, Claude.ConfigGlobal)}
+	if w.Layout.Local != nil {
+		files = append(files, filepath.Join(w.Layout.ProjectDir, Claude.ConfigLocal), filepath.Join(w.Layout.ProjectDir, ".claude", "settings.local.json"))
+	}
+	for _, f := range files {
+		data, ok, err := ReadConfig(f)
+		if err != nil || !ok {
+			continue
+		}
+		var s struct {
+			Enabled map[string]bool `json:"enabledPlugins"`
+		}
+		if json.Unmarshal(data, &s) != nil {
+			continue
+		}
+		for k, on := range s.Enabled {
+			if on {
+				found[k] = f
+			}
+		}
+	}
+	return found
+}

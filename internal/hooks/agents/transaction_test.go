@@ -1,0 +1,119 @@
+package agents
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// newWirer is a Wirer over a fresh project and home.
+func newWirer(t *testing.T) *Wirer {
+	t.Helper()
+	home := t.TempDir()
+	layout := plugins.NewLayout(t.TempDir(), filepath.Join(home, ".quiver"))
+	var warned []string
+	return &Wirer{Layout: layout, Home: home,
+		Docs: ActiveDocs(discovery.Options{Layout: layout}),
+		Warn: func(m string) { warned = append(warned, m) }}
+}
+
+// TestInstallGolden installs, re-installs and removes quiver in each
+// agent's configuration, with the user's own content in it: the file after
+// install is the golden one, a second install changes no byte, remove
+// gives back the original bytes, and a file quiver created is deleted
+// again.
+func TestInstallGolden(t *testing.T) {
+	for _, ag := range All() {
+		t.Run(ag.Name, func(t *testing.T) {
+			w := newWirer(t)
+			site := w.Site(ag, false)
+			dir := filepath.Join("testdata", ag.Name)
+			before, err := os.ReadFile(filepath.Join(dir, "before.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(filepath.Dir(site.Config), 0o755)
+			os.WriteFile(site.Config, before, 0o600)
+			opts := InstallOptions{Command: "quiver"}
+			if _, err := w.Install(t.Context(), site, opts); err != nil {
+				t.Fatal(err)
+			}
+			after, _ := os.ReadFile(site.Config)
+			golden := filepath.Join(dir, "after.json")
+			if *update {
+				os.WriteFile(golden, after, 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(after, want) {
+				t.Errorf("after install:\n%s\nwant (%s):\n%s", after, golden, want)
+			}
+			if fi, _ := os.Stat(site.Config); fi.Mode().Perm() != 0o600 {
+				t.Errorf("install changed the file's mode to %v", fi.Mode().Perm())
+			}
+			res, err := w.Install(t.Context(), site, opts)
+			if again, _ := os.ReadFile(site.Config); err != nil || res.Changed || !bytes.Equal(again, after) {
+				t.Errorf("a second install changed the file (%v):\n%s", err, again)
+			}
+			if removed, err := w.Remove(t.Context(), site); err != nil || !removed {
+				t.Fatalf("remove: %v %v", removed, err)
+			}
+			if back, _ := os.ReadFile(site.Config); !bytes.Equal(back, before) {
+				t.Errorf("after remove:\n%s\nwant the original:\n%s", back, before)
+			}
+
+			// From nothing: the file quiver creates goes again.
+			os.Remove(site.Config)
+			if _, err := w.Install(t.Context(), site, opts); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(site.Config); err != nil {
+				t.Fatalf("install created no %s: %v", ag.ConfigLocal, err)
+			}
+			if _, err := w.Remove(t.Context(), site); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(site.Config); !errors.Is(err, os.ErrNotExist) {
+				data, _ := os.ReadFile(site.Config)
+				t.Errorf("remove left the file quiver created:\n%s", data)
+			}
+		})
+	}
+}
+
+// TestInstallLeavesBrokenFiles: a configuration that does not parse is an
+// error, and keeps its bytes; so does one reached through a link.
+func TestInstallLeavesBrokenFiles(t *testing.T) {
+	w := newWirer(t)
+	site := w.Site(Claude, false)
+	os.MkdirAll(filepath.Dir(site.Config), 0o755)
+	for _, bad := range []string{`{"hooks": `, `{"hooks": "none"}`, `[1]`} {
+		os.WriteFile(site.Config, []byte(bad), 0o644)
+		if _, err := w.Install(t.Context(), site, InstallOptions{Command: "quiver"}); err == nil {
+			t.Errorf("%s: installed", bad)
+		}
+		if data, _ := os.ReadFile(site.Config); string(data) != bad {
+			t.Errorf("%s: changed to %s", bad, data)
+		}
+	}
+	os.Remove(site.Config)
+	other := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(other, []byte("{}"), 0o644)
+	os.Symlink(other, site.Config)
+	if _, err := w.Install(t.Context(), site, InstallOptions{Command: "quiver"}); err == nil {
+		t.Error("installed through a link")
+	}
+	if data, _ := os.ReadFile(other); string(data) != "{}" {
+		t.Errorf("wrote through a link: %s", data)
+	}
+}
