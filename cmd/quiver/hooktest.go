@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/spf13/cobra"
+)
+
+// ---- hook test ----
+
+type hookTestOptions struct {
+	Target      string
+	Event       string
+	PayloadFile string
+	Timeout     string
+	JSON        bool
+}
+
+func (a *App) newHookTestCmd() *cobra.Command {
+	var o hookTestOptions
+	cmd := &cobra.Command{
+		Use:   "test PATH|NAME --event EVENT",
+		Short: "Run one hook alone and explain what it returned",
+		Long: `Run a single hook, given by its name in hook list or by a path written as
+./x, ../x or /x, with a payload (stdin, --payload FILE, or a minimal one for
+the event), and show what it declares for "hook", its exit code, stdout,
+stderr, duration, and what quiver makes of it. For hook authors; nothing
+else runs. A bare name is always looked up, never taken for a file in the
+current folder. Untrusted project hooks are refused by name: pass the path
+to run one deliberately.`,
+		Example: `  quiver hook test ./hooks/validate-command --event before_tool_call --payload payload.json
+  echo '{"message":"hi"}' | quiver hook test acme/guard/check-message --event user_message_send`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Target = args[0]
+			return a.runHookTest(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Event, "event", "", "the event to send (required)")
+	f.StringVar(&o.PayloadFile, "payload", "", "read the payload JSON from `FILE`")
+	f.StringVar(&o.Timeout, "timeout", "", "time limit, a Go `duration`, 1ms to 1h (default $QUIVER_HOOK_TIMEOUT or 30s)")
+	f.BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	cmd.MarkFlagRequired("event")
+	return cmd
+}
+
+func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
+	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
+	if err != nil {
+		return err
+	}
+	h, err := hooks.FindHook(cmd.Context(), a.discoveryOptions(in.layout), o.Target)
+	if err != nil {
+		return err
+	}
+	ex := &hooks.Executor{ProjectDir: in.layout.ProjectDir, Timeout: in.timeout}
+	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.payload, a.queryTimeout())
+	if o.JSON {
+		if err := writeJSON(a.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		a.printHookTest(rep)
+	}
+	if rep.Status == hooks.Failed || rep.Status == hooks.TimedOut {
+		return fmt.Errorf("hook %s %s: %s", h.Name, rep.Status, rep.Error)
+	}
+	return nil
+}
+
+func (a *App) printHookTest(r hooks.TestReport) {
+	w := a.Stdout
+	fmt.Fprintf(w, "hook:      %s (%s)\n", visible(r.Name), visible(r.Path))
+	switch {
+	case r.DeclareError != "":
+		fmt.Fprintf(w, "declares:  nothing valid: %s\n", visible(r.DeclareError))
+	case r.DeclaredEvent != r.Event:
+		fmt.Fprintf(w, "declares:  %s (but was sent %s: quiver would never run it for that event)\n", r.DeclaredEvent, r.Event)
+	case r.Persistent:
+		fmt.Fprintf(w, "declares:  %s persistent (hook serve keeps '<hook> serve' running; tested here one-shot)\n", r.DeclaredEvent)
+	default:
+		fmt.Fprintf(w, "declares:  %s\n", r.DeclaredEvent)
+	}
+	fmt.Fprintf(w, "exit code: %d\nduration:  %.1f ms\n", r.ExitCode, r.DurationMS)
+	block := func(label, s string) {
+		s = strings.TrimRight(s, "\n")
+		if s == "" {
+			fmt.Fprintf(w, "%s (empty)\n", label)
+			return
+		}
+		fmt.Fprintf(w, "%s\n", label)
+		for _, line := range strings.Split(s, "\n") {
+			fmt.Fprintf(w, "  %s\n", visible(line))
+		}
+	}
+	block("stdout:", r.Stdout)
+	block("stderr:", r.Stderr)
+	verdict := string(r.Status)
+	switch r.Status {
+	case hooks.Blocked, hooks.Asked, hooks.Skipped:
+		verdict += ": " + r.Reason
+	case hooks.Failed, hooks.TimedOut:
+		verdict += ": " + r.Error
+	case hooks.NoAction:
+		verdict += " (empty stdout, exit 0)"
+	case hooks.OK:
+		if r.Response != nil && r.Response.Input != nil {
+			verdict += "; replaces tool_input with " + string(r.Response.Input)
+		}
+		if r.Response != nil && r.Response.Output != nil {
+			verdict += "; replaces tool_output with " + string(r.Response.Output)
+		}
+		if r.Response != nil && len(r.Response.FollowUpMessages) > 0 {
+			verdict += fmt.Sprintf("; adds %d follow-up message(s)", len(r.Response.FollowUpMessages))
+		}
+	}
+	if r.Response != nil && r.Response.Context != "" {
+		verdict += "; context for the model: " + r.Response.Context
+	}
+	if r.Response != nil && r.Response.Notice != "" {
+		verdict += "; notice for the user: " + r.Response.Notice
+	}
+	fmt.Fprintf(w, "verdict:   %s\n", visible(verdict))
+}
