@@ -316,7 +316,9 @@ type searchJSON struct {
 	Keywords    []string `json:"keywords"`
 	Source      string   `json:"source"`
 	Installed   string   `json:"installed"`
-	Problem     string   `json:"problem,omitempty"`
+	Score       int      `json:"score"`
+	Installable bool     `json:"installable"`
+	Reason      string   `json:"reason,omitempty"`
 }
 
 func (a *App) newSearchCmd() *cobra.Command {
@@ -327,7 +329,10 @@ func (a *App) newSearchCmd() *cobra.Command {
 		Short: "Find plugins in the added marketplaces",
 		Long: `List the plugins of every added marketplace (both scopes) whose name,
 description, category, keywords or tags contain every word given, in any
-case. No words lists everything. Install one with
+case, whether the words come as one quoted argument or several. The best
+match comes first: a name equal to a word, then a name containing one,
+then keywords, category or tags, then the description. No words lists
+everything. An entry quiver cannot install says why. Install one with
 quiver plugin add PLUGIN@MARKETPLACE.`,
 		Example: `  quiver search review
   quiver search code review --marketplace claude-plugins-official`,
@@ -336,57 +341,31 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 			if err != nil {
 				return err
 			}
+			hits, err := a.marketplaces(layout, false).Search(args, only, func(msg string) { a.warnf("%s", msg) })
+			if err != nil {
+				return err
+			}
 			installed := map[string]string{}
-			var found []searchJSON
-			seen := map[string]bool{}
 			for _, s := range layout.Scopes() {
-				ms, err := plugins.ListMarketplaces(s)
-				if err != nil {
-					return err
-				}
-				lock, _ := plugins.ReadLock(s.LockPath())
-				if lock != nil {
+				if lock, _ := plugins.ReadLock(s.LockPath()); lock != nil {
 					for n := range lock.Plugins {
 						if installed[n] == "" {
 							installed[n] = string(s.Location)
 						}
 					}
 				}
-				for _, mc := range ms {
-					if (only != "" && mc.Name != only) || mc.Missing || seen[mc.Name] {
-						continue // a local marketplace shadows a global one of its name
-					}
-					seen[mc.Name] = true
-					m, err := marketplace.ReadDir(mc.Dir)
-					if err != nil {
-						a.warnf("quiver: marketplace %s: %v", mc.Name, err)
-						continue
-					}
-					for _, e := range m.Entries {
-						if !e.Matches(args) {
-							continue
-						}
-						found = append(found, searchJSON{
-							Name: e.Name + "@" + mc.Name, Plugin: mc.Name + "/" + e.Name, Marketplace: mc.Name, Location: string(s.Location),
-							Version: e.Version, Description: e.Description, Category: e.Category, Keywords: append(append([]string{}, e.Keywords...), e.Tags...),
-							Source: e.Source.Type, Problem: e.Problem,
-						})
-					}
-				}
 			}
-			if only != "" && !seen[only] {
-				return fmt.Errorf("no marketplace %s; see quiver marketplace list", only)
-			}
-			for i := range found {
-				found[i].Installed = installed[found[i].Plugin]
-				if found[i].Keywords == nil {
-					found[i].Keywords = []string{}
-				}
+			found := []searchJSON{}
+			for _, h := range hits {
+				plugin := h.Marketplace + "/" + h.Name
+				found = append(found, searchJSON{
+					Name: h.Name + "@" + h.Marketplace, Plugin: plugin, Marketplace: h.Marketplace, Location: string(h.Location),
+					Version: h.Version, Description: h.Description, Category: h.Category,
+					Keywords: append(append([]string{}, h.Keywords...), h.Tags...), Source: h.Source.Type,
+					Installed: installed[plugin], Score: h.Score, Installable: h.Installable, Reason: h.Reason,
+				})
 			}
 			if asJSON {
-				if found == nil {
-					found = []searchJSON{}
-				}
 				return writeJSON(a.Stdout, found)
 			}
 			if len(found) == 0 {
@@ -395,15 +374,11 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 			}
 			var rows [][]string
 			for _, f := range found {
-				inst := f.Installed
-				if inst == "" {
-					inst = "-"
-				}
 				desc := f.Description
-				if f.Problem != "" {
-					desc = "(cannot be installed: " + f.Problem + ")"
+				if !f.Installable {
+					desc = "(cannot be installed: " + f.Reason + ")"
 				}
-				rows = append(rows, []string{visible(f.Name), visible(orDash(f.Version)), visible(truncate(desc, 70)), inst})
+				rows = append(rows, []string{f.Name, orDash(f.Version), truncate(desc, 70), orDash(f.Installed)})
 			}
 			return a.writeTable([]string{"NAME", "VERSION", "DESCRIPTION", "INSTALLED"}, rows)
 		},

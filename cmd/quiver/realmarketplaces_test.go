@@ -72,8 +72,8 @@ func TestRealMarketplaces(t *testing.T) {
 			t.Errorf("%s: search lists %d entries, marketplace.json has %d", m.repo, len(found), len(doc.Plugins))
 		}
 		for _, f := range found {
-			if f.Problem != "" {
-				t.Errorf("%s: entry %s cannot be installed: %s", m.repo, f.Name, f.Problem)
+			if f.Reason != "" {
+				t.Errorf("%s: entry %s cannot be installed: %s", m.repo, f.Name, f.Reason)
 			}
 		}
 		t.Logf("%s (%s): %d entries, search lists %d", m.repo, doc.Name, len(doc.Plugins), len(found))

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -482,27 +481,6 @@ func (e Entry) Spec(mktSource, mktCommit, base string) (plugins.Spec, error) {
 		return spec, fmt.Errorf("entry %s: %w", e.Name, err)
 	}
 	return spec, nil
-}
-
-// Matches reports whether every word of term occurs (case-insensitively)
-// in the entry's name, description, category, keywords or tags.
-func (e Entry) Matches(words []string) bool {
-	if len(words) == 0 {
-		return true
-	}
-	fields := make([]string, 0, 3+len(e.Keywords)+len(e.Tags))
-	for _, f := range [][]string{{e.Name, e.Description, e.Category}, e.Keywords, e.Tags} {
-		for _, v := range f {
-			fields = append(fields, strings.ToLower(v))
-		}
-	}
-	for _, w := range words {
-		w = strings.ToLower(w)
-		if !slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(f, w) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // ReadDir reads the marketplace.json of a marketplace folder.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -134,4 +135,57 @@ func hasName(ms []plugins.MarketplaceCheckout, name string) bool {
 		}
 	}
 	return false
+}
+
+// Hit is one entry a search found.
+type Hit struct {
+	Entry
+	Marketplace string
+	Location    plugins.Location
+	// Score ranks the hit (search.go); Installable is false for an entry
+	// quiver cannot install, and Reason says why.
+	Score       int
+	Installable bool
+	Reason      string
+}
+
+// Search finds the entries of every marketplace of the scopes the store
+// reads (only one when only is set) that match every word, best first (see
+// Score); a project's marketplace hides the user's of the same name. A
+// marketplace whose index cannot be read is reported through warn and
+// skipped.
+func (s *Store) Search(words []string, only string, warn func(string)) ([]Hit, error) {
+	words = Words(words)
+	var hits []Hit
+	seen := map[string]bool{}
+	for _, sc := range s.Scopes() {
+		ms, err := plugins.ListMarketplaces(sc)
+		if err != nil {
+			return nil, err
+		}
+		for _, mc := range ms {
+			if (only != "" && mc.Name != only) || mc.Missing || seen[mc.Name] {
+				continue
+			}
+			seen[mc.Name] = true
+			m, err := ReadDir(mc.Dir)
+			if err != nil {
+				warn(fmt.Sprintf("quiver: marketplace %s: %v", mc.Name, err))
+				continue
+			}
+			for _, e := range m.Entries {
+				score, ok := Score(e, words)
+				if !ok {
+					continue
+				}
+				hits = append(hits, Hit{Entry: e, Marketplace: mc.Name, Location: sc.Location, Score: score,
+					Installable: e.Problem == "", Reason: e.Problem})
+			}
+		}
+	}
+	if only != "" && !seen[only] {
+		return nil, fmt.Errorf("%w %s; see quiver marketplace list", ErrNotFound, only)
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	return hits, nil
 }
