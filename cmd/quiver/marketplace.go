@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -26,28 +24,6 @@ your home's) and locked like plugins; search finds plugins in them and
 	}
 	cmd.AddCommand(a.newMarketplaceAddCmd(), a.newMarketplaceListCmd(), a.newMarketplaceUpdateCmd(), a.newMarketplaceRemoveCmd())
 	return cmd
-}
-
-// marketplaceNamer reads a fetched marketplace and names it (--name wins).
-func marketplaceNamer(override string) plugins.MarketplaceNamer {
-	return func(dir string) (string, error) {
-		m, err := marketplace.ReadDir(dir)
-		if err != nil {
-			return "", fmt.Errorf("not a marketplace: %w", err)
-		}
-		name := override
-		if name == "" {
-			name = m.Name
-		}
-		if name == "" {
-			return "", fmt.Errorf("%s has no name; give one with --name", marketplace.File)
-		}
-		if override == "" && plugins.ValidMarketplaceName(name) != nil {
-			// The repository's choice, not a mistake in the command line.
-			return "", fmt.Errorf("%s names it %q, which cannot be a marketplace name (1-39 lowercase letters, digits or hyphens); give one with --name", marketplace.File, name)
-		}
-		return name, nil
-	}
 }
 
 func (a *App) newMarketplaceAddCmd() *cobra.Command {
@@ -85,7 +61,7 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
 			var entry plugins.MarketplaceEntry
 			ch := &discovery.Change{}
 			err = a.keepTrust(layout, global, ch, func() (err error) {
-				got, entry, err = in.AddMarketplace(cmd.Context(), spec, marketplaceNamer(name), force)
+				got, entry, err = in.AddMarketplace(cmd.Context(), spec, marketplace.Namer(name), force)
 				ch.Marketplaces = []string{got}
 				return err
 			}, func() error {
@@ -227,7 +203,7 @@ update for those.`,
 			failed := false
 			err = a.keepTrust(layout, global, &discovery.Change{Marketplaces: names}, func() error {
 				for _, n := range names {
-					from, to, err := in.UpdateMarketplace(cmd.Context(), n, marketplaceNamer(n))
+					from, to, err := in.UpdateMarketplace(cmd.Context(), n, marketplace.Namer(n))
 					switch {
 					case err != nil:
 						a.printError(fmt.Errorf("update marketplace %s: %w", n, err))
@@ -401,71 +377,6 @@ func truncate(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// ---- plugin add PLUGIN@MARKETPLACE ----
-
-// marketplaceSpecRE matches PLUGIN@MARKETPLACE; compiled on first use,
-// not at every start.
-var marketplaceSpecRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([A-Za-z0-9._-]+)@([a-z0-9][a-z0-9-]*)$`)
-})
-
-// marketplaceJob resolves PLUGIN@MARKETPLACE into an add job, or reports
-// false when raw is not of that form. The store decides which scopes'
-// marketplaces the command may read.
-func (a *App) marketplaceJob(store *marketplace.Store, raw string) (addJob, bool, error) {
-	m := marketplaceSpecRE().FindStringSubmatch(raw)
-	if m == nil {
-		return addJob{}, false, nil
-	}
-	plugin, mktName := m[1], m[2]
-	co, err := store.Find(mktName)
-	if err != nil {
-		return addJob{}, true, err
-	}
-	e, name, err := co.Market.Find(plugin)
-	if err != nil {
-		return addJob{}, true, err
-	}
-	if name != plugin {
-		a.warnf("quiver: %s@%s was renamed to %s@%s; installing that", plugin, mktName, name, mktName)
-	}
-	spec, err := co.EntrySpec(e, a.Getenv("QUIVER_GIT_BASE"))
-	if err != nil {
-		return addJob{}, true, err
-	}
-	n, err := plugins.NewName(mktName, name)
-	if err != nil {
-		return addJob{}, true, err
-	}
-	return addJob{spec: spec, name: n, marketplace: mktName, carries: e.Carries, manifest: e.Manifest}, true, nil
-}
-
-// resolveFromMarketplace is plugin update's and outdated's view of a
-// plugin installed from a marketplace (SPEC §12): the marketplace's
-// current entry of that name, in the scopes the command may read. A
-// marketplace no longer added, or a plugin installed under a name of its
-// own (--name), follows its lock entry.
-func (a *App) resolveFromMarketplace(store *marketplace.Store) func(plugins.Name, plugins.LockEntry) (plugins.Spec, string, bool, error) {
-	return func(n plugins.Name, le plugins.LockEntry) (plugins.Spec, string, bool, error) {
-		if n.Org() != le.Marketplace {
-			return plugins.Spec{}, "", false, nil
-		}
-		co, err := store.Find(le.Marketplace)
-		if errors.Is(err, marketplace.ErrNotFound) {
-			return plugins.Spec{}, "", false, nil
-		}
-		if err != nil {
-			return plugins.Spec{}, "", false, err
-		}
-		e, _, err := co.Market.Find(n.Repo())
-		if err != nil {
-			return plugins.Spec{}, "", false, err
-		}
-		spec, err := co.EntrySpec(e, a.Getenv("QUIVER_GIT_BASE"))
-		return spec, e.Manifest, err == nil, err
-	}
 }
 
 // marketplaces is the Store a command reads marketplaces through: the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 )
 
 func (a *App) newPluginCmd() *cobra.Command {
@@ -169,17 +170,6 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
 	return cmd
 }
 
-type addJob struct {
-	spec plugins.Spec
-	name plugins.Name
-	// marketplace is set for PLUGIN@MARKETPLACE; carries names what the
-	// entry declares that quiver does not use.
-	marketplace string
-	carries     []string
-	// manifest is a "strict": false entry's component fields.
-	manifest string
-}
-
 func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if len(o.Specs) > 1 && (o.Ref != "" || o.Name != "") {
 		return usageErrorf(cmd, "--ref and --name apply to a single spec")
@@ -201,26 +191,29 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 		return err
 	}
 	// Parse and name everything before touching the disk.
-	var jobs []addJob
+	var jobs []marketplace.Job
 	seen := map[string]bool{}
 	store := a.marketplaces(layout, o.Global)
 	for _, raw := range o.Specs {
-		if j, ok, err := a.marketplaceJob(store, raw); ok {
+		if j, ok, err := store.Job(raw); ok {
 			if err != nil {
 				return err
+			}
+			if j.Renamed != "" {
+				a.warnf("quiver: %s@%s was renamed to %s; installing that", j.Renamed, j.Marketplace, j.Name.Repo()+"@"+j.Marketplace)
 			}
 			if o.Ref != "" || o.Path != "" || o.Link {
 				return usageErrorf(cmd, "%s: a marketplace entry says where and what to fetch; --ref, --path and --link do not apply", raw)
 			}
 			if o.Name != "" {
-				if j.name, err = plugins.ResolveName(j.spec, o.Name); err != nil {
+				if j.Name, err = plugins.ResolveName(j.Spec, o.Name); err != nil {
 					return &usageError{err: err, cmd: cmd}
 				}
 			}
-			if seen[j.name.String()] {
-				return usageErrorf(cmd, "plugin %s is named twice", j.name)
+			if seen[j.Name.String()] {
+				return usageErrorf(cmd, "plugin %s is named twice", j.Name)
 			}
-			seen[j.name.String()] = true
+			seen[j.Name.String()] = true
 			jobs = append(jobs, j)
 			continue
 		}
@@ -258,14 +251,14 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 			return usageErrorf(cmd, "plugin %s is named twice", name)
 		}
 		seen[name.String()] = true
-		jobs = append(jobs, addJob{spec: spec, name: name})
+		jobs = append(jobs, marketplace.Job{Spec: spec, Name: name})
 	}
 
 	in := a.installer(layout, o.Global)
 	var added []pluginJSON
 	var touched []plugins.Name
 	for _, j := range jobs {
-		touched = append(touched, j.name)
+		touched = append(touched, j.Name)
 	}
 	var chosen []plugins.Name
 	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: touched}, func() error {
@@ -302,18 +295,18 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	return err
 }
 
-func (a *App) addOne(ctx context.Context, in *plugins.Installer, j addJob, o pluginAddOptions) (plugins.Plugin, error) {
-	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.spec, Name: j.name, Force: o.Force, Link: o.Link,
-		FolderName:  o.Name == "" && j.marketplace == "" && j.spec.Subdir != "" && !j.spec.IsLocal(),
-		Marketplace: j.marketplace, EntryManifest: j.manifest})
-	if errors.Is(err, plugins.ErrNotAPlugin) && len(j.carries) > 0 {
-		return p, fmt.Errorf("add %s: the marketplace entry carries only %s, which quiver does not use (it installs hooks, skills and recipes)", j.name, strings.Join(j.carries, " and "))
+func (a *App) addOne(ctx context.Context, in *plugins.Installer, j marketplace.Job, o pluginAddOptions) (plugins.Plugin, error) {
+	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.Spec, Name: j.Name, Force: o.Force, Link: o.Link,
+		FolderName:  o.Name == "" && j.Marketplace == "" && j.Spec.Subdir != "" && !j.Spec.IsLocal(),
+		Marketplace: j.Marketplace, EntryManifest: j.Manifest})
+	if errors.Is(err, plugins.ErrNotAPlugin) && len(j.Carries) > 0 {
+		return p, fmt.Errorf("add %s: the marketplace entry carries only %s, which quiver does not use (it installs hooks, skills and recipes)", j.Name, strings.Join(j.Carries, " and "))
 	}
 	if errors.Is(err, plugins.ErrAlreadyInstalled) {
-		return p, fmt.Errorf("plugin %s is already installed %s; use --force to replace it", j.name, scopeWord(in.Scope.Location))
+		return p, fmt.Errorf("plugin %s is already installed %s; use --force to replace it", j.Name, scopeWord(in.Scope.Location))
 	}
 	if err != nil {
-		return p, fmt.Errorf("add %s: %w", j.name, err)
+		return p, fmt.Errorf("add %s: %w", j.Name, err)
 	}
 	return p, nil
 }

@@ -79,7 +79,7 @@ local. Exits 1 when a remote cannot be asked.`,
 				return err
 			}
 			in := a.installer(layout, global)
-			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true, Resolve: a.resolveFromMarketplace(a.marketplaces(layout, global))})
+			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true, Resolve: a.marketplaces(layout, global).Resolve})
 			if err != nil {
 				return err
 			}
@@ -204,7 +204,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	in := a.installer(layout, o.Global)
 	var res []plugins.UpdateResult
 	change := func() error {
-		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.resolveFromMarketplace(a.marketplaces(layout, o.Global))})
+		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve})
 		return err
 	}
 	if o.DryRun {
