@@ -282,6 +282,9 @@ func watchSet(l plugins.Layout, srcs []source, t Trust) (dirs []watchDir, stats 
 	}
 	for _, ph := range slices.Concat(t.Hooks, t.Files) {
 		add(watchDir{path: filepath.Dir(ph.Path)})
+		// The file itself too: a write through another hard link to it
+		// is reported to the file's own watch, never to its folder's.
+		add(watchDir{path: ph.Path})
 		// A linked file's content lives where its link leads, perhaps
 		// in a folder the walk skipped (.git) or never reached: stat it
 		// at every call, so what runs is what was fingerprinted.

@@ -78,6 +78,7 @@ func TestSessionSeesEveryChange(t *testing.T) {
 
 	s := NewSession(o)
 	defer s.Close()
+	elsewhere := t.TempDir()
 	trust := func() error { _, err := RecordTrust(tr.layout); return err }
 	steps := []struct {
 		name   string
@@ -108,6 +109,13 @@ func TestSessionSeesEveryChange(t *testing.T) {
 		{"trust again", trust},
 		{"edit the linked helper's target", func() error {
 			return os.WriteFile(lp(".git/helper.sh"), []byte("echo 2"), 0o644)
+		}},
+		{"trust again", trust},
+		{"a hard link to a file trust covers, outside every watched folder", func() error {
+			return os.Link(lp("lib/util.sh"), filepath.Join(elsewhere, "util.sh"))
+		}},
+		{"a write through that hard link", func() error {
+			return os.WriteFile(filepath.Join(elsewhere, "util.sh"), []byte("echo 3"), 0o644)
 		}},
 		{"trust again", trust},
 		{"a standalone project hook", func() error { tr.hook(l, "hooks/local", format.UserMessageSend); return nil }},

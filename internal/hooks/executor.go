@@ -185,12 +185,9 @@ func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Durat
 		o.Status, o.Error = Failed, fmt.Sprintf("cannot run it: %v", unwrap(r.StartErr))
 	case r.TimedOut:
 		o.Status, o.Error = TimedOut, withStderr(fmt.Sprintf("timed out after %s", timeout))
-	case r.OutputIncomplete:
-		// Never read a cut answer as "no action": a guard's block might
-		// be in the part that was not read.
-		o.Status, o.Error = Failed, "its output did not end when it exited: a process it started outside its group still holds stdout or stderr"
-	case r.StdoutOverflow:
-		o.Status, o.Error = Failed, fmt.Sprintf("stdout exceeded %d bytes", MaxStdout)
+	// Exit 2 blocks by the exit status alone, whatever the output was
+	// (a flood of it, or a child still holding it): a guard's deny must
+	// never turn into a failure, which fail-open would run as an allow.
 	case r.ExitCode == 2 && h.Handler != nil:
 		return o, false // Claude's exit 2 means more than a block
 	case r.ExitCode == 2 && blocking(event):
@@ -198,6 +195,12 @@ func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Durat
 		if o.Reason == "" {
 			o.Reason = "blocked by " + h.Name
 		}
+	case r.OutputIncomplete:
+		// Never read a cut answer as "no action": a guard's block might
+		// be in the part that was not read.
+		o.Status, o.Error = Failed, "its output did not end when it exited: a process it started outside its group still holds stdout or stderr"
+	case r.StdoutOverflow:
+		o.Status, o.Error = Failed, fmt.Sprintf("stdout exceeded %d bytes", MaxStdout)
 	case r.ExitCode < 0:
 		o.Status, o.Error = Failed, withStderr("killed by a signal")
 	case r.ExitCode != 0 && h.Handler != nil:

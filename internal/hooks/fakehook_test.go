@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/proc"
 )
 
 // The test binary doubles as every fake hook: run with QUIVER_FAKE_HOOK=1
@@ -22,6 +24,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("QUIVER_FAKE_HOOK") == "1" {
 		os.Exit(fakeHook(path.Base(os.Getenv("QUIVER_HOOK_NAME")), os.Args[1:]))
 	}
+	// Endless writers are killed soon after their cap, not half a
+	// second later: the hostile tests run dozens of them.
+	proc.OverflowGrace = 20 * time.Millisecond
 	os.Exit(m.Run())
 }
 

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -104,6 +105,11 @@ type Result struct {
 	Duration time.Duration
 }
 
+// OverflowGrace is how long a process whose stdout passed its cap may go
+// on before its group is killed. A variable only so that tests of endless
+// writers need not wait for it.
+var OverflowGrace = WaitDelay
+
 // Run starts the process and waits for it.
 func Run(ctx context.Context, s Spec) Result {
 	ctx, cancel := context.WithTimeout(ctx, timeouts.OrDefault(s.Timeout))
@@ -126,7 +132,19 @@ func Run(ctx context.Context, s Spec) Result {
 	if s.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(s.Stdin)
 	}
-	stdout := &capped{max: s.MaxStdout, onOverflow: func() { killGroup() }}
+	// Output past the cap is drained and dropped; the hook then has
+	// OverflowGrace to end by itself, so that a guard which printed too
+	// much and exits 2 is read as the block it is, before its group is
+	// killed.
+	var overflowKill atomic.Pointer[time.Timer]
+	defer func() {
+		if t := overflowKill.Load(); t != nil {
+			t.Stop()
+		}
+	}()
+	stdout := &capped{max: s.MaxStdout, onOverflow: func() {
+		overflowKill.Store(time.AfterFunc(OverflowGrace, func() { killGroup() }))
+	}}
 	stderr := &capped{max: s.MaxStderr}
 	// quiver owns the output pipes (exec's copying goroutines would be cut
 	// off by WaitDelay, losing output already written when the machine is

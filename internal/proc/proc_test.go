@@ -3,6 +3,7 @@ package proc
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestEnvironKeepsHooksFromChangingTheirTrust: whatever the caller's
@@ -26,5 +27,16 @@ func TestEnvironKeepsHooksFromChangingTheirTrust(t *testing.T) {
 		case "PYTHONDONTWRITEBYTECODE=", "BASH_ENV=/tmp/x.sh", "ENV=./rc", "QUIVER_GIT_TOKEN=secret":
 			t.Errorf("Environ holds %s", kv)
 		}
+	}
+}
+
+// TestOverflowThenExitTwo: a process that prints more than its cap and
+// then exits 2 is seen to exit 2 (a guard's block), not killed first
+// (second attack review of contract v3).
+func TestOverflowThenExitTwo(t *testing.T) {
+	r := Run(t.Context(), Spec{Path: "/bin/sh", Args: []string{"-c", "head -c 3000000 /dev/zero; echo no >&2; exit 2"},
+		Timeout: 10 * time.Second, MaxStdout: 1 << 20, MaxStderr: 1 << 10})
+	if r.ExitCode != 2 || !r.StdoutOverflow || len(r.Stdout) != 1<<20 || string(r.Stderr) != "no\n" {
+		t.Errorf("exit %d overflow %v kept %d stderr %q", r.ExitCode, r.StdoutOverflow, len(r.Stdout), r.Stderr)
 	}
 }

@@ -225,3 +225,16 @@ func FuzzDuplicateDecisionKeys(f *testing.F) {
 		}
 	})
 }
+
+// TestOutputAfterByteOrderMark: Claude trims a byte order mark before it
+// reads JSON (second attack review of contract v3): so does quiver.
+func TestOutputAfterByteOrderMark(t *testing.T) {
+	deny := "\ufeff" + `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`
+	if r := Output(format.BeforeToolCall, "PreToolUse", 0, []byte(deny), nil); r.Action != Block {
+		t.Errorf("a deny after a BOM: %+v", r)
+	}
+	block := "\ufeff\n" + `{"decision":"block","reason":"no"}`
+	if r := Output(format.UserMessageSend, "UserPromptSubmit", 0, []byte(block), nil); r.Action != Block {
+		t.Errorf("a block after a BOM: %+v", r)
+	}
+}

@@ -95,7 +95,12 @@ func Output(event, claudeEvent string, exitCode int, stdout, stderr []byte) Resu
 		}
 		return Result{Action: Fail, Error: msg}
 	}
+	// Claude trims with JavaScript's trim(), which also drops a byte
+	// order mark (PowerShell writes one): a deny after one is a deny.
 	out := bytes.TrimSpace(stdout)
+	for bytes.HasPrefix(out, []byte("\ufeff")) {
+		out = bytes.TrimSpace(out[len("\ufeff"):])
+	}
 	if len(out) == 0 {
 		return Result{}
 	}
