@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -408,7 +409,7 @@ func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 					h.Status, h.Reason = st, reason
 				} else if s.project && !trusted {
 					h.Status, h.Reason = Untrusted, "project hooks are not trusted; review them and run quiver trust"
-				} else if e := firstNonEmpty(escapes[hf.Path], rootEscapes[s.root]); e != "" && s.project {
+				} else if e := cmp.Or(escapes[hf.Path], rootEscapes[s.root]); e != "" && s.project {
 					h.Status, h.Reason = Invalid, e
 				}
 				hs.Hooks = append(hs.Hooks, h)
@@ -478,15 +479,6 @@ func hookSources(l plugins.Layout, all, keepGoing bool) ([]source, Trust, *Hook,
 		Format: FormatNative,
 	}
 	return srcs, trust, broken, nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // statOf returns the file info the scan already has, else stats the file.

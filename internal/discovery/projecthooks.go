@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -36,14 +37,14 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook, walked []string) {
 			hc = &confiner{guard: plugins.NewRootGuard(filepath.Join(s.root, "hooks")), linkedDir: c.linkedDir}
 		}
 		escape := func(it plugins.Item) string {
-			return firstNonEmpty(c.check(it), hc.check(it))
+			return cmp.Or(c.check(it), hc.check(it))
 		}
 		for _, it := range s.contents.Hooks {
 			name := it.Name
 			if it.Disabled {
 				name += plugins.DisabledSuffix
 			}
-			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: firstNonEmpty(escape(it), shebangProblem(it.Path)), Disabled: s.disabled, Linked: it.Link})
+			out = append(out, ProjectHook{Name: ItemName(s.plugin, name), Path: it.Path, Escape: cmp.Or(escape(it), shebangProblem(it.Path)), Disabled: s.disabled, Linked: it.Link})
 		}
 		for _, sk := range s.contents.Skipped {
 			out = append(out, ProjectHook{Name: ItemName(s.plugin, filepath.Base(sk.Path)), Path: sk.Path, Escape: escape(plugins.Item{Path: sk.Path, Link: true}), Disabled: s.disabled})

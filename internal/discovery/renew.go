@@ -341,7 +341,7 @@ func updateChoices(l plugins.Layout, change func(*choices, *plugins.Lock)) error
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	unlock, err := plugins.LockFile(context.Background(), path+".lock", trustLockWait, nil)
+	unlock, err := plugins.HoldFileMutex(context.Background(), path+".lock", trustLockWait, nil)
 	if err != nil {
 		return err
 	}

@@ -131,7 +131,7 @@ const trustLockWait = 10 * time.Second
 // each see the other's result: none is lost, none undone.
 func updateTrustStore(l plugins.Layout, change func(*trustStore) error) error {
 	path := trustPath(l)
-	unlock, err := plugins.LockFile(context.Background(), path+".lock", trustLockWait, nil)
+	unlock, err := plugins.HoldFileMutex(context.Background(), path+".lock", trustLockWait, nil)
 	if err != nil {
 		return fmt.Errorf("lock the trust store: %w", err)
 	}

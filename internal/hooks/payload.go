@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 
@@ -122,7 +125,7 @@ func DecodeResponse(stdout []byte) (*Response, error) {
 		return nil, nil
 	}
 	if trimmed[0] != '{' {
-		return nil, fmt.Errorf("stdout is not a JSON object: %s", excerpt(trimmed))
+		return nil, fmt.Errorf("stdout is not a JSON object: %s", strconv.Quote(safefs.Excerpt(trimmed, 80)))
 	}
 	obj, err := exact.Parse(trimmed)
 	if err == nil {
@@ -132,7 +135,7 @@ func DecodeResponse(stdout []byte) (*Response, error) {
 		}
 	}
 	if extra, ok := errors.AsType[*exact.TrailingError](err); ok {
-		return nil, fmt.Errorf("stdout has more than one JSON object, or text after it: %s", excerpt(trimmed[extra.Offset:]))
+		return nil, fmt.Errorf("stdout has more than one JSON object, or text after it: %s", strconv.Quote(safefs.Excerpt(trimmed[extra.Offset:], 80)))
 	}
 	return nil, fmt.Errorf("stdout is not a valid JSON object: %v", err)
 }
@@ -206,15 +209,4 @@ func value(c exact.Copy) json.RawMessage {
 
 func isNull(raw json.RawMessage) bool {
 	return raw != nil && string(bytes.TrimSpace(raw)) == "null"
-}
-
-// excerpt shows the start of some output safely on one line.
-func excerpt(b []byte) string {
-	const max = 80
-	s := string(b)
-	if len(s) > max {
-		s = s[:max] + "..."
-	}
-	q := fmt.Sprintf("%q", s)
-	return q
 }

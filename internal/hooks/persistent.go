@@ -329,7 +329,7 @@ func (hp *hookProcess) readLine() ([]byte, error) {
 func (hp *hookProcess) decode(id int64, line []byte) (proc.Result, error) {
 	r := proc.Result{ExitCode: -1}
 	trimmed := bytes.TrimSpace(line)
-	malformed := fmt.Errorf("answered a line that is not one JSON object: %s", excerpt(trimmed))
+	malformed := fmt.Errorf("answered a line that is not one JSON object: %s", strconv.Quote(safefs.Excerpt(trimmed, 80)))
 	a, err := exact.Parse(trimmed)
 	if err != nil {
 		return r, malformed

@@ -49,7 +49,7 @@ type Installer struct {
 	// sources resolve under it, and a source the lock names under it is
 	// the user's choice (CheckFileSource).
 	GitBase string
-	// LockWait bounds the wait for another command (DefaultLockWait if 0).
+	// LockWait bounds the wait for another command (DefaultMutexWait if 0).
 	LockWait time.Duration
 	// OnWait is called once when the scope lock is held by someone else.
 	OnWait func()
@@ -86,12 +86,12 @@ func (in *Installer) begin(ctx context.Context) (end func(failed bool), err erro
 	}
 	wait := in.LockWait
 	if wait == 0 {
-		wait = DefaultLockWait
+		wait = DefaultMutexWait
 	}
 	// Removal order matters: the lock file must go last but for the root,
 	// because a waiter may take a new lock file the moment it is gone.
 	created := missing(in.Scope.PluginsDir(), in.Scope.mutexPath(), in.Scope.Root)
-	unlock, err := lockScope(ctx, in.Scope, wait, in.OnWait)
+	unlock, err := holdScope(ctx, in.Scope, wait, in.OnWait)
 	if err != nil {
 		return nil, err
 	}

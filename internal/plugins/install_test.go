@@ -245,7 +245,7 @@ func TestReplaceKeepsDisabledAndData(t *testing.T) {
 
 func TestScopeLockWaitsThenFails(t *testing.T) {
 	f := newFixture(t)
-	unlock, err := lockScope(t.Context(), f.in.Scope, time.Second, nil)
+	unlock, err := holdScope(t.Context(), f.in.Scope, time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,13 +270,13 @@ func TestScopeLockWaitsThenFails(t *testing.T) {
 // holding the file now at the path, so that mutual exclusion holds.
 func TestScopeLockSurvivesUnlink(t *testing.T) {
 	s := Scope{Location: Local, Root: filepath.Join(t.TempDir(), ".quiver")}
-	unlock, err := lockScope(t.Context(), s, time.Second, nil)
+	unlock, err := holdScope(t.Context(), s, time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan func(), 1)
 	go func() {
-		u, err := lockScope(context.Background(), s, 5*time.Second, nil)
+		u, err := holdScope(context.Background(), s, 5*time.Second, nil)
 		if err != nil {
 			t.Error(err)
 		}
@@ -290,7 +290,7 @@ func TestScopeLockSurvivesUnlink(t *testing.T) {
 		return
 	}
 	defer u()
-	if _, err := lockScope(t.Context(), s, 100*time.Millisecond, nil); !errors.Is(err, ErrBusy) {
+	if _, err := holdScope(t.Context(), s, 100*time.Millisecond, nil); !errors.Is(err, ErrBusy) {
 		t.Fatalf("a third command got the lock while the waiter held it (err %v)", err)
 	}
 }

@@ -301,7 +301,7 @@ func FuzzParseLock(f *testing.F) {
 // reads as a float in YAML; the lock quotes it and reads it back as the
 // same string (a story grepping the file's text for it once failed).
 func TestLockKeepsRefsThatLookLikeNumbers(t *testing.T) {
-	for _, ref := range []string{"660247e94", "1234567", "0x1f", "1e10", "true", "null", "~", "0755"} {
+	for _, ref := range []string{"660247e94", "1234567", "0x1f", "1e10", "true", "null", "0755"} {
 		l := &plugins.Lock{Plugins: map[string]plugins.LockEntry{"acme/guard": {Source: "https://example.com/acme/guard.git", Ref: ref}}}
 		data, err := l.Marshal()
 		if err != nil {

@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 const (
@@ -92,7 +94,7 @@ var durationShape = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|u
 func DecodeSeconds(raw []byte) (time.Duration, error) {
 	raw = bytes.TrimSpace(raw)
 	if !jsonNumber(raw) {
-		return 0, fmt.Errorf("%s is not a number of seconds", excerpt(raw))
+		return 0, fmt.Errorf("%s is not a number of seconds", safefs.Excerpt(raw, 40))
 	}
 	return seconds(string(raw))
 }
@@ -109,7 +111,7 @@ func Decode(raw []byte) (time.Duration, error) {
 	case jsonNumber(raw):
 		return seconds(string(raw))
 	}
-	return 0, fmt.Errorf("%s is neither a duration like \"5s\" nor a number of seconds", excerpt(raw))
+	return 0, fmt.Errorf("%s is neither a duration like \"5s\" nor a number of seconds", safefs.Excerpt(raw, 40))
 }
 
 // jsonNumber reports whether raw is one JSON number.
@@ -142,12 +144,4 @@ func seconds(text string) (time.Duration, error) {
 		return 0, tooShort(what) // positive, yet not even a nanosecond
 	}
 	return bound(time.Duration(ns), what)
-}
-
-// excerpt shows at most 40 bytes of a value in a message.
-func excerpt(b []byte) string {
-	if len(b) > 40 {
-		return string(b[:40]) + "..."
-	}
-	return string(b)
 }

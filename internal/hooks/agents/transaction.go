@@ -111,7 +111,7 @@ func (w *Wirer) Site(ag *Agent, global bool) Site { return SiteOf(ag, w.Layout, 
 // lock serializes the commands that write agents' files and a scope's
 // record.
 func (w *Wirer) lock(ctx context.Context, s Site) (func(), error) {
-	return plugins.LockFile(ctx, filepath.Join(s.Scope.MachineDir(), ".agents.lock"), plugins.DefaultLockWait, func() {
+	return plugins.HoldFileMutex(ctx, filepath.Join(s.Scope.MachineDir(), ".agents.lock"), plugins.DefaultMutexWait, func() {
 		if w.OnWait != nil {
 			w.OnWait(s.Scope.Root)
 		}

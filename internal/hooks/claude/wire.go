@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -347,7 +348,7 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 		return Result{Action: Fail, Error: msg}
 	}
 	if r.Action == Block && r.Reason == "" {
-		r.Reason = firstNonEmpty(r.Notice, stderr)
+		r.Reason = cmp.Or(r.Notice, stderr)
 	}
 	return r
 }
@@ -371,7 +372,7 @@ func permission(r *Result, decision *string, reason, stderr string) error {
 	}
 	switch *decision {
 	case "deny":
-		r.Action, r.Reason = Block, firstNonEmpty(reason, r.Notice, stderr)
+		r.Action, r.Reason = Block, cmp.Or(reason, r.Notice, stderr)
 	case "ask":
 		if r.Action != Block {
 			r.Action, r.Reason = Ask, reason
@@ -383,15 +384,6 @@ func permission(r *Result, decision *string, reason, stderr string) error {
 		return fmt.Errorf("unknown permissionDecision %q", *decision)
 	}
 	return nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func joinText(a, b string) string {

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/safefs"
+
 	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
@@ -215,16 +217,9 @@ func stringField(raw *json.RawMessage) (string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(*raw, &s); err != nil {
-		return "", fmt.Errorf("must be a string, not %s", excerpt(*raw))
+		return "", fmt.Errorf("must be a string, not %s", safefs.Excerpt(*raw, 40))
 	}
 	return s, nil
-}
-
-func excerpt(b []byte) string {
-	if len(b) > 40 {
-		return string(b[:40]) + "..."
-	}
-	return string(b)
 }
 
 // safeName accepts event names that are plain identifiers: they become

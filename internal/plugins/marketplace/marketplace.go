@@ -8,6 +8,7 @@ package marketplace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,7 +144,7 @@ func Parse(data []byte) (*Marketplace, error) {
 	if !hasList {
 		return nil, fmt.Errorf("%s has no plugins list", File)
 	}
-	m := &Marketplace{Name: head.Name, Description: firstOf(head.Description, head.Metadata.Description), Owner: head.Owner.Name, Renames: map[string]string{}}
+	m := &Marketplace{Name: head.Name, Description: cmp.Or(head.Description, head.Metadata.Description), Owner: head.Owner.Name, Renames: map[string]string{}}
 	if head.Metadata.PluginRoot != "" {
 		root, err := safefs.RelPath(head.Metadata.PluginRoot)
 		if err != nil {
@@ -219,15 +220,6 @@ func expectDelim(dec *json.Decoder, delim json.Delim) error {
 	return nil
 }
 
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // carried are the component fields quiver does not use, by what they are.
 var carried = map[string]string{
 	"mcpServers": "MCP servers", "lspServers": "LSP servers", "agents": "agents", "outputStyles": "output styles",
@@ -253,7 +245,7 @@ func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
 		if v, ok := fields[key]; ok {
 			var list []string
 			if json.Unmarshal(v, &list) != nil {
-				e.Problem = firstOf(e.Problem, key+" is not a list of strings")
+				e.Problem = cmp.Or(e.Problem, key+" is not a list of strings")
 			}
 			if key == "keywords" {
 				e.Keywords = list
@@ -265,7 +257,7 @@ func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
 	e.Strict = true
 	if v, ok := fields["strict"]; ok {
 		if json.Unmarshal(v, &e.Strict) != nil {
-			e.Problem = firstOf(e.Problem, "strict is not true or false")
+			e.Problem = cmp.Or(e.Problem, "strict is not true or false")
 		}
 	}
 	if !e.Strict {
@@ -278,7 +270,7 @@ func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
 		if len(manifest) > 0 {
 			data, err := json.Marshal(manifest)
 			if err != nil {
-				e.Problem = firstOf(e.Problem, "its commands, skills or hooks field is not valid JSON")
+				e.Problem = cmp.Or(e.Problem, "its commands, skills or hooks field is not valid JSON")
 			}
 			e.Manifest = asciiJSON(data)
 		}
@@ -449,9 +441,9 @@ func (e Entry) Spec(mktSource, mktCommit, base string) (plugins.Spec, error) {
 	case "path":
 		raw, ref = mktSource, mktCommit
 	case "github":
-		raw, field, ref = e.Source.Repo, "repo", firstOf(e.Source.SHA, e.Source.Ref)
+		raw, field, ref = e.Source.Repo, "repo", cmp.Or(e.Source.SHA, e.Source.Ref)
 	case "url", "git-subdir":
-		raw, field, ref = e.Source.URL, "url", firstOf(e.Source.SHA, e.Source.Ref)
+		raw, field, ref = e.Source.URL, "url", cmp.Or(e.Source.SHA, e.Source.Ref)
 	default:
 		return plugins.Spec{}, fmt.Errorf("entry %s: source type %q is not supported", e.Name, e.Source.Type)
 	}

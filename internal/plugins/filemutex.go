@@ -10,29 +10,33 @@ import (
 	"time"
 )
 
-// ErrBusy is returned when another quiver command holds a scope's lock for
-// longer than the wait allows.
+// A file mutex is quiver's one way to serialize processes: flock(2) on a
+// file of its own (a scope's .lock, trust.yaml.lock). "Lock" alone means
+// the lock file, quiver.lock, elsewhere in quiver.
+
+// ErrBusy is returned when another quiver command holds a scope's mutex
+// for longer than the wait allows.
 var ErrBusy = errors.New("another quiver command is changing this scope")
 
-// DefaultLockWait is how long a mutating command waits for another one.
-const DefaultLockWait = 60 * time.Second
+// DefaultMutexWait is how long a mutating command waits for another one.
+const DefaultMutexWait = 60 * time.Second
 
-// lockScope takes the scope's exclusive flock(2), waiting up to wait and
-// calling onWait once if it has to wait. flock is released by the kernel
-// when the process dies, so a killed command never leaves a stale lock. A
-// command that created a fresh scope and failed removes the lock file again
+// holdScope takes the scope's mutex (an exclusive flock(2)), waiting up to
+// wait and calling onWait once if it has to wait. flock is released by the
+// kernel when the process dies, so a killed command never leaves a stale
+// one. A command that created a fresh scope and failed removes the file again
 // (see Installer.undoEmptyScope), so after taking the lock we check that the
 // file we hold is still the one at the path, and start over if not.
-func lockScope(ctx context.Context, s Scope, wait time.Duration, onWait func()) (unlock func(), err error) {
-	return LockFile(ctx, s.mutexPath(), wait, onWait)
+func holdScope(ctx context.Context, s Scope, wait time.Duration, onWait func()) (unlock func(), err error) {
+	return HoldFileMutex(ctx, s.mutexPath(), wait, onWait)
 }
 
-// LockFile takes an exclusive flock(2) on path (created, with its folder,
-// if needed), waiting up to wait and calling onWait once if it has to
-// wait. It is the one lock of quiver's mutating commands and of the trust
-// store. The file is opened without following a symlink, so a link planted
+// HoldFileMutex takes an exclusive flock(2) on path (created, with its
+// folder, if needed), waiting up to wait and calling onWait once if it has
+// to wait. It is the one mutex of quiver's mutating commands, the trust
+// store and the agents' wiring. The file is opened without following a symlink, so a link planted
 // in its place cannot make quiver create a file elsewhere.
-func LockFile(ctx context.Context, path string, wait time.Duration, onWait func()) (unlock func(), err error) {
+func HoldFileMutex(ctx context.Context, path string, wait time.Duration, onWait func()) (unlock func(), err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/spf13/cobra"
+)
+
+// ---- plugin enable / disable ----
+
+func (a *App) newPluginEnableCmd(disable bool) *cobra.Command {
+	verb, did := "enable", "Enabled"
+	short := "Let a disabled plugin contribute its hooks, skills and recipes again"
+	if disable {
+		verb, did = "disable", "Disabled"
+		short = "Stop a plugin from contributing any hook, skill or recipe"
+	}
+	var global bool
+	cmd := &cobra.Command{
+		Use:   verb + " NAME...",
+		Short: short,
+		Long: fmt.Sprintf(`%s plugins: recorded as "disabled" in the lock file, so it is shared with
+the team. A disabled plugin stays installed but contributes no hook, skill
+or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
+		Example: fmt.Sprintf("  quiver plugin %s acme/guard\n  quiver plugin %s -g acme/guard", verb, verb),
+		Args:    minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			names, err := parseNames(cmd, args)
+			if err != nil {
+				return err
+			}
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			in := a.installer(layout, global)
+			changed := false
+			err = a.keepTrust(layout, global, &discovery.Change{Plugins: names}, func() error {
+				err := in.SetDisabled(cmd.Context(), names, disable)
+				changed = err == nil
+				return err
+			}, func() error {
+				if !changed {
+					return nil
+				}
+				return discovery.ChooseDisabled(layout, names, disable)
+			})
+			if err != nil {
+				return scopeError(err, verb)
+			}
+			for _, n := range names {
+				a.warnf("%s %s %s", did, n, scopeWord(in.Scope.Location))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
+	return cmd
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/spf13/cobra"
+)
+
+// ---- plugin install ----
+
+func (a *App) newPluginInstallCmd() *cobra.Command {
+	var global, prune bool
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Make the installed plugins match quiver.lock exactly",
+		Long: `Install every plugin of the lock file at its locked commit, checking each
+against its locked content hash before it is swapped in: missing plugins
+are installed, differing ones repaired, matching ones left alone. This is
+how a teammate reproduces a project's plugins after git clone. Plugins not
+in the lock stay (with a warning) unless --prune. One entry that cannot be
+installed does not stop the others; the command then exits 1.`,
+		Example: "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g --prune",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			in := a.installer(layout, global)
+			// Never keepTrust: the lock file came with the repository, so
+			// what it names is the repository's choice, not the user's
+			// (SPEC §9). Its hooks stay untrusted until quiver trust.
+			res, err := in.Sync(cmd.Context(), prune)
+			if err != nil {
+				return err
+			}
+			failed := false
+			counts := map[string]int{}
+			for _, r := range res {
+				if r.Marketplace != "" {
+					switch r.Status {
+					case "failed":
+						a.printError(r.Err)
+						failed = true
+					case "installed", "repaired":
+						a.warnf("%s marketplace %s", strings.ToUpper(r.Status[:1])+r.Status[1:], r.Marketplace)
+					}
+					continue
+				}
+				counts[r.Status]++
+				switch r.Status {
+				case "failed":
+					a.printError(r.Err)
+					failed = true
+				case "unlocked":
+					a.warnf("quiver: %s is installed but not in %s; keep it, add it with plugin add --force, or remove it with plugin install --prune", r.Name, in.Scope.LockPath())
+				case "installed", "repaired", "pruned":
+					a.warnf("%s %s", strings.ToUpper(r.Status[:1])+r.Status[1:], r.Name)
+				}
+			}
+			a.warnf("%d plugin(s) up to date with %s, %d installed, %d repaired, %d failed",
+				counts["ok"], in.Scope.LockPath(), counts["installed"], counts["repaired"], counts["failed"])
+			if in.Scope.Location == plugins.Local {
+				if t, err := discovery.ProjectTrust(layout, false); err == nil && !t.Trusted() && t.UntrustedCount() > 0 {
+					a.warnf("quiver: %d project hook(s) are not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", t.UntrustedCount())
+				}
+			}
+			if failed {
+				return errReported
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&global, "global", "g", false, "install your home's lock file")
+	cmd.Flags().BoolVar(&prune, "prune", false, "remove installed plugins that are not in the lock file")
+	return cmd
+}
+
+// ---- plugin verify ----
+
+// verifyJSON is one line of `plugin verify --json`.
+type verifyJSON struct {
+	Name     string   `json:"name"`
+	Location string   `json:"location"`
+	Status   string   `json:"status"`
+	Changed  []string `json:"changed,omitempty"`
+}
+
+func (a *App) newPluginVerifyCmd() *cobra.Command {
+	var global, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Check installed plugins against the content hashes in quiver.lock",
+		Long: `Recompute the content hash of every installed plugin and compare it with the
+lock file: ok, modified (with the changed files when the plugin is a git
+checkout), missing, unlocked (installed but not in the lock), and leftovers
+of an interrupted command (the next add, update, remove or install cleans
+them; they are not drift). Exits 1 on any drift. Changes nothing.`,
+		Example: "  quiver plugin verify\n  quiver plugin verify -g --json",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			s := layout.Scope(global)
+			res, err := plugins.Verify(s)
+			if err != nil {
+				return err
+			}
+			out := []verifyJSON{}
+			drift := false
+			for _, r := range res {
+				out = append(out, verifyJSON{Name: r.Name, Location: string(s.Location), Status: r.Status, Changed: r.Changed})
+				// A leftover of an interrupted command is shown, but it is
+				// no plugin and the next mutating command removes it:
+				// it is not drift.
+				drift = drift || (r.Status != "ok" && r.Status != "leftover")
+			}
+			if asJSON {
+				if err := writeJSON(a.Stdout, out); err != nil {
+					return err
+				}
+			} else {
+				rows := [][]string{}
+				for _, r := range out {
+					rows = append(rows, []string{r.Name, r.Location, r.Status, strings.Join(r.Changed, ", ")})
+				}
+				if len(rows) > 0 {
+					if err := a.writeTable([]string{"NAME", "LOCATION", "STATUS", "CHANGED"}, rows); err != nil {
+						return err
+					}
+				}
+			}
+			if drift {
+				return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
+			}
+			matched := 0
+			for _, r := range out {
+				if r.Status == "ok" {
+					matched++
+				}
+			}
+			a.warnf("All %d plugin(s) match %s.", matched, s.LockPath())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&global, "global", "g", false, "verify plugins installed in your home")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

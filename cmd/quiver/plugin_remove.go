@@ -1,0 +1,64 @@
+package main
+
+import (
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/spf13/cobra"
+)
+
+type pluginRemoveOptions struct {
+	Names    []string
+	Global   bool
+	KeepData bool
+}
+
+func (a *App) newPluginRemoveCmd() *cobra.Command {
+	var o pluginRemoveOptions
+	cmd := &cobra.Command{
+		Use:     "remove NAME...",
+		Aliases: []string{"rm", "uninstall"},
+		Short:   "Uninstall plugins",
+		Long: `Uninstall plugins from the project or, with -g, from your home: the plugin
+folder and its lock entry go, and so does its data folder unless
+--keep-data. Every name is checked before anything is removed.`,
+		Example: "  quiver plugin remove acme/guard\n  quiver plugin remove -g acme/guard acme/lint --keep-data",
+		Args:    minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Names = args
+			return a.runPluginRemove(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.Global, "global", "g", false, "remove from your home instead of the project")
+	f.BoolVar(&o.KeepData, "keep-data", false, "keep the plugin's data folder")
+	return cmd
+}
+
+func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
+	names, err := parseNames(cmd, o.Names)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	in := a.installer(layout, o.Global)
+	removed := false
+	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, func() error {
+		err := in.Remove(cmd.Context(), names, o.KeepData)
+		removed = err == nil
+		return err
+	}, func() error {
+		if !removed {
+			return nil
+		}
+		return discovery.Forget(layout, names, nil)
+	})
+	if err != nil {
+		return scopeError(err, "remove")
+	}
+	for _, n := range names {
+		a.warnf("Removed %s %s", n, scopeWord(in.Scope.Location))
+	}
+	return nil
+}

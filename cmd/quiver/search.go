@@ -1,0 +1,91 @@
+package main
+
+import (
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/spf13/cobra"
+)
+
+// ---- search ----
+
+type searchJSON struct {
+	Name        string   `json:"name"`
+	Plugin      string   `json:"plugin"`
+	Marketplace string   `json:"marketplace"`
+	Location    string   `json:"location"`
+	Version     string   `json:"version"`
+	Description string   `json:"description"`
+	Category    string   `json:"category"`
+	Keywords    []string `json:"keywords"`
+	Source      string   `json:"source"`
+	Installed   string   `json:"installed"`
+	Score       int      `json:"score"`
+	Installable bool     `json:"installable"`
+	Reason      string   `json:"reason,omitempty"`
+}
+
+func (a *App) newSearchCmd() *cobra.Command {
+	var only string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "search [TERM...]",
+		Short: "Find plugins in the added marketplaces",
+		Long: `List the plugins of every added marketplace (both scopes) whose name,
+description, category, keywords or tags contain every word given, in any
+case, whether the words come as one quoted argument or several. The best
+match comes first: a name equal to a word, then a name containing one,
+then keywords, category or tags, then the description. No words lists
+everything. An entry quiver cannot install says why. Install one with
+quiver plugin add PLUGIN@MARKETPLACE.`,
+		Example: `  quiver search review
+  quiver search code review --marketplace claude-plugins-official`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			hits, err := a.marketplaces(layout, false).Search(args, only, func(msg string) { a.warnf("%s", msg) })
+			if err != nil {
+				return err
+			}
+			installed := map[string]string{}
+			for _, s := range layout.Scopes() {
+				if lock, _ := plugins.ReadLock(s.LockPath()); lock != nil {
+					for n := range lock.Plugins {
+						if installed[n] == "" {
+							installed[n] = string(s.Location)
+						}
+					}
+				}
+			}
+			found := []searchJSON{}
+			for _, h := range hits {
+				plugin := h.Marketplace + "/" + h.Name
+				found = append(found, searchJSON{
+					Name: h.Name + "@" + h.Marketplace, Plugin: plugin, Marketplace: h.Marketplace, Location: string(h.Location),
+					Version: h.Version, Description: h.Description, Category: h.Category,
+					Keywords: append(append([]string{}, h.Keywords...), h.Tags...), Source: h.Source.Type,
+					Installed: installed[plugin], Score: h.Score, Installable: h.Installable, Reason: h.Reason,
+				})
+			}
+			if asJSON {
+				return writeJSON(a.Stdout, found)
+			}
+			if len(found) == 0 {
+				a.warnf("No plugins match. quiver marketplace list shows what is searched.")
+				return nil
+			}
+			var rows [][]string
+			for _, f := range found {
+				desc := f.Description
+				if !f.Installable {
+					desc = "(cannot be installed: " + f.Reason + ")"
+				}
+				rows = append(rows, []string{f.Name, dash(f.Version), truncate(desc, 70), dash(f.Installed)})
+			}
+			return a.writeTable([]string{"NAME", "VERSION", "DESCRIPTION", "INSTALLED"}, rows)
+		},
+	}
+	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
+	return cmd
+}
