@@ -63,44 +63,34 @@ func (a *App) keepTrust(layout plugins.Layout, global bool, ch *discovery.Change
 	if global || layout.Local == nil {
 		return change()
 	}
-	// Finish what an interrupted command left first: a journal committed
-	// with the repository could otherwise restore a plugin between this
-	// snapshot and the renewal below, and have it trusted (issue 11).
-	if err := a.installer(layout, false).Repair(context.Background()); err != nil {
-		return err
-	}
-	agent := discovery.AgentSession(a.Getenv)
-	before, serr := discovery.SnapshotTrust(layout)
-	err := change()
-	if agent != "" {
-		if t, terr := discovery.ProjectTrust(layout, false); terr == nil && !t.Trusted() {
-			a.warnf("quiver: the project's hooks are not trusted, and quiver records no trust inside an agent's session (%s is set): run quiver trust yourself, in a terminal", agent)
-		}
-		return err
-	}
-	if then != nil {
-		if cerr := then(); cerr != nil {
-			a.warnf("quiver: could not record your choice of source: %v", cerr)
-		}
-	}
-	if serr != nil {
-		a.warnf("quiver: could not read the project's trust before the change, so it was not renewed: %v", serr)
-		return err
-	}
-	r, terr := discovery.RenewTrust(layout, before, *ch)
+	k, err := discovery.KeepTrust(layout, discovery.UserChange{
+		What: ch, Do: change, Record: then, Agent: discovery.AgentSession(a.Getenv),
+		Repair: func() error { return a.installer(layout, false).Repair(context.Background()) },
+	})
 	switch {
-	case errors.Is(terr, discovery.ErrTrustChanged):
+	case k.Agent != "":
+		if k.AgentUntrusted {
+			a.warnf("quiver: the project's hooks are not trusted, and quiver records no trust inside an agent's session (%s is set): run quiver trust yourself, in a terminal", k.Agent)
+		}
+		return err
+	case k.RecordErr != nil:
+		a.warnf("quiver: could not record your choice of source: %v", k.RecordErr)
+	}
+	switch {
+	case k.SnapshotErr != nil:
+		a.warnf("quiver: could not read the project's trust before the change, so it was not renewed: %v", k.SnapshotErr)
+	case errors.Is(k.RenewErr, discovery.ErrTrustChanged):
 		a.warnf("quiver: the project's trust changed while this command ran, so it was not renewed; review with quiver hook list --all, then run quiver trust")
-	case terr != nil:
-		a.warnf("quiver: could not record trust for the project's hooks: %v", terr)
-	case r.Trust.Trusted():
+	case k.RenewErr != nil:
+		a.warnf("quiver: could not record trust for the project's hooks: %v", k.RenewErr)
+	case k.Trust.Trusted():
 		// Nothing to say: what runs is trusted.
-	case r.Stale:
+	case k.Stale:
 		a.warnf("quiver: trust was not renewed: the project changed since you last trusted it (a pull?); quiver trust names what changed")
-	case len(r.Foreign) > 0:
-		shown := r.Foreign
+	case len(k.Foreign) > 0:
+		shown := k.Foreign
 		if len(shown) > 5 {
-			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(r.Foreign)-5))
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(k.Foreign)-5))
 		}
 		a.warnf("quiver: trust was not renewed: %s changed without being your choice (changed meanwhile, or fetched from a source the repository's lock or marketplace chose); review with quiver hook list --all, then run quiver trust", visible(strings.Join(shown, ", ")))
 	}

@@ -510,3 +510,68 @@ func RepositorySources(l plugins.Layout) ([]string, error) {
 	sort.Strings(ms)
 	return append(out, ms...), nil
 }
+
+// UserChange is a local change the user asked for (plugin add, remove,
+// update, enable, disable; marketplace add, update, remove), for
+// KeepTrust. Commands that install what the repository chose (plugin
+// install) never come here.
+type UserChange struct {
+	// What names what Do changes; Do may fill it in (a marketplace's name
+	// is known once it is fetched).
+	What *Change
+	// Do makes the change; Record then records the user's choices (a
+	// source typed, a plugin removed), outside agent sessions.
+	Do, Record func() error
+	// Repair finishes what an interrupted command left, before the
+	// snapshot: a journal committed with the repository could otherwise
+	// restore a plugin between the snapshot and the renewal, and have
+	// it trusted.
+	Repair func() error
+	// Agent is AgentSession's answer: inside an agent's session nothing
+	// is recorded.
+	Agent string
+}
+
+// Kept is what KeepTrust did besides the change, for the caller to say.
+type Kept struct {
+	Renewal
+	// Agent is set when the change ran inside an agent's session, which
+	// recorded nothing; AgentUntrusted when the project is then not
+	// trusted.
+	Agent          string
+	AgentUntrusted bool
+	// RecordErr, SnapshotErr and RenewErr are what went wrong with the
+	// user's choices, the trust snapshot and the renewal; none of them
+	// undoes the change.
+	RecordErr, SnapshotErr, RenewErr error
+}
+
+// KeepTrust runs a user's change and renews the project's trust for
+// exactly what it changed, under the rules at the top of this file. The
+// error is the change's (or the repair's).
+func KeepTrust(l plugins.Layout, u UserChange) (Kept, error) {
+	var k Kept
+	if u.Repair != nil {
+		if err := u.Repair(); err != nil {
+			return k, err
+		}
+	}
+	before, serr := SnapshotTrust(l)
+	err := u.Do()
+	if u.Agent != "" {
+		k.Agent = u.Agent
+		if t, terr := ProjectTrust(l, false); terr == nil && !t.Trusted() {
+			k.AgentUntrusted = true
+		}
+		return k, err
+	}
+	if u.Record != nil {
+		k.RecordErr = u.Record()
+	}
+	if serr != nil {
+		k.SnapshotErr = serr
+		return k, err
+	}
+	k.Renewal, k.RenewErr = RenewTrust(l, before, *u.What)
+	return k, err
+}
