@@ -33,6 +33,7 @@ func agentHarness(t *testing.T) *harness {
 // holds something else where quiver's entries go, is an error and keeps
 // its bytes.
 func TestAgentConfigLeftAlone(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := agentHarness(t)
 	config := filepath.Join(h.project, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(config), 0o755)
@@ -267,6 +268,7 @@ exit 0
 // going, session context, a notice for the user, a blocked prompt, and
 // what each format cannot carry, as docs/agents.md says.
 func TestAgentHarness(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	for _, ag := range agents.All() {
 		t.Run(ag.Name, func(t *testing.T) {
 			h := agentHarness(t)
@@ -350,6 +352,7 @@ func TestAgentHarness(t *testing.T) {
 // TestHookRunFormatNeverExitsTwo: to an agent, exit 2 means "block" (on
 // a stop, "keep going"); quiver's own errors under --format exit 1.
 func TestHookRunFormatNeverExitsTwo(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := agentHarness(t)
 	for _, args := range [][]string{
 		{"hook", "run", "--format", "claude", "--no-such-flag", "before_tool_call"},
@@ -371,6 +374,7 @@ func TestHookRunFormatNeverExitsTwo(t *testing.T) {
 // name of a quiver skill survives install, sync, plugin changes and
 // remove; quiver copies its skill under the prefixed name instead.
 func TestAgentLinksLeaveUsersFilesAlone(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := agentHarness(t)
 	mine := filepath.Join(h.project, ".claude", "skills", "review")
 	os.MkdirAll(mine, 0o755)
@@ -421,6 +425,7 @@ func TestAgentLinksLeaveUsersFilesAlone(t *testing.T) {
 // a fresh project, add the bundled example plugin, wire Claude Code, and
 // the example's guard blocks `rm -rf /` as Claude Code would see it.
 func TestAgentReadmeStory(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := agentHarness(t)
 	h.must("plugin", "add", examplePlugin(t))
 	h.must("agent", "install", "claude")
@@ -440,6 +445,7 @@ func TestAgentReadmeStory(t *testing.T) {
 // before any hook runs (bad input, no home, a bad timeout) is the
 // agent's deny, never "proceed".
 func TestHookRunFormatFailsClosed(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := agentHarness(t)
 	for _, c := range []struct {
 		stdin string
@@ -471,6 +477,7 @@ func TestHookRunFormatFailsClosed(t *testing.T) {
 // never makes quiver edit, delete or link anything outside the agent's
 // own files in this project.
 func TestAgentRepositoryCannotRedirect(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := agentHarness(t)
 	global := filepath.Join(h.home, ".claude")
 	os.MkdirAll(global, 0o755)
@@ -524,6 +531,7 @@ agents:
 // quiver differently (--fail-closed) is theirs: install adds quiver's
 // beside it, remove leaves it.
 func TestAgentKeepsUsersQuiverEntry(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := agentHarness(t)
 	config := filepath.Join(h.project, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(config), 0o755)

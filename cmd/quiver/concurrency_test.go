@@ -316,6 +316,7 @@ func checkLockMatchesDisk(t *testing.T, s plugins.Scope) {
 
 // Eight adds of eight plugins at once: all wait their turn and succeed.
 func TestConcurrentAddsOfDifferentPlugins(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	srv := gitserver.New(t, gitserver.Options{})
 	var runs [][]string
 	for i := range 8 {
@@ -352,6 +353,7 @@ func TestConcurrentAddsOfDifferentPlugins(t *testing.T) {
 // while readers watch: every add succeeds, readers only ever see v1 or
 // v2 whole, and the lock ends up describing the folder.
 func TestConcurrentForcedAddsOfOnePlugin(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	srv := gitserver.New(t, gitserver.Options{})
 	v1, v2 := raceVersions()
 	publish(t, srv, "acme/guard", "v1", v1)
@@ -391,6 +393,7 @@ func TestConcurrentForcedAddsOfOnePlugin(t *testing.T) {
 // a mix; hook run always answers; the lock matches the disk after every
 // round.
 func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	srv := gitserver.New(t, gitserver.Options{})
 	v1, v2 := raceVersions()
 	publish(t, srv, "acme/guard", "v1", v1)
@@ -497,6 +500,7 @@ func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
 // changes while it is read, is reported by the hash reader and by plugin
 // list alike.
 func TestWatcherSeesPartialPlugin(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	srv := gitserver.New(t, gitserver.Options{})
 	v1, v2 := raceVersions()
 	publish(t, srv, "acme/guard", "v1", v1)
@@ -526,6 +530,7 @@ func TestWatcherSeesPartialPlugin(t *testing.T) {
 // step plugin remove and plugin add take on it, so that every run of
 // hook run races it.
 func TestHookRunWhilePluginChanges(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	files := map[string]string{}
 	for i := range 20 {
 		files[fmt.Sprintf("hooks/h%02d", i)] = "#!/bin/sh\n[ \"$1\" = hook ] && echo turn_end\nexit 0\n"

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +23,17 @@ import (
 // there), and the next mutating command makes the lock agree with the
 // checkout.
 func TestCrashMarketplace(t *testing.T) {
-	runs := 12
+	t.Parallel() // its own project, home and git server
+	runs := 8    // QUIVER_CRASH_ITERATIONS for more
 	if testing.Short() {
 		runs = 4
+	}
+	if s := os.Getenv("QUIVER_CRASH_ITERATIONS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("QUIVER_CRASH_ITERATIONS=%q", s)
+		}
+		runs = n
 	}
 	srv := gitserver.New(t, gitserver.Options{})
 	version := func(v int) map[string]string {

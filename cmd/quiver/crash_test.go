@@ -30,10 +30,11 @@ import (
 //     verify passes, the lock file matches the disk, the lock entry's ref
 //     goes with its content, and the other installed plugin is untouched.
 //
-// QUIVER_CRASH_ITERATIONS sets the runs per command (default 12, 4 with
+// QUIVER_CRASH_ITERATIONS sets the runs per command (default 6, 4 with
 // -short); 60 gives the 240-run long variant.
 func TestCrashAtRandomPoints(t *testing.T) {
-	perCommand := 12
+	t.Parallel() // its own project, home and git server
+	perCommand := 6
 	if testing.Short() {
 		perCommand = 4
 	}
@@ -266,6 +267,7 @@ func TestCrashAtRandomPoints(t *testing.T) {
 // plugin is ok, and a leftover is no drift) and says the next mutating
 // command cleans it; that command must then clean it.
 func TestCrashJournalTempIsCleaned(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	srv := gitserver.New(t, gitserver.Options{})
 	publish(t, srv, "acme/keep", "", map[string]string{"recipes/keep.md": "keep\n"})
 	h := newHarness(t, srv)

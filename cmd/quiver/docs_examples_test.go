@@ -29,6 +29,7 @@ var docsHooks = []struct{ file, interpreter string }{
 // TestDocsExamplesInHooksMD keeps docs/hooks.md and docs/examples in step:
 // every example file appears there verbatim, in a fenced block.
 func TestDocsExamplesInHooksMD(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	md, err := os.ReadFile("../../docs/hooks.md")
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +127,7 @@ func verdictOf(t *testing.T, raw []byte) verdict {
 // checks that it decides the same one-shot (hook run) and persistent
 // (hook serve, through its serve mode).
 func TestDocsPersistentHooks(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	block := verdict{"block", "rm -rf is not allowed", "guard", "blocked"}
 	allow := verdict{"allow", "", "", "no_action"}
 	ask := verdict{"ask", "a force-push rewrites shared history", "guard", "asked"}
@@ -238,6 +240,7 @@ func serving(t *testing.T, path string) bool {
 // against a real quiver hook serve with the example persistent hooks
 // installed, and checks what they print.
 func TestDocsServeClients(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	clients := []struct {
 		file, interpreter string
 		viaEnv            bool // find quiver through QUIVER_BIN, not PATH

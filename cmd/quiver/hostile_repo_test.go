@@ -234,6 +234,7 @@ func hostileGit(t *testing.T, dir, stdin string, args ...string) string {
 // that only quiver's own checkout creates 10,000 files (file creation is
 // what is slow on these disks).
 func TestHostileManyFiles(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	e := newHostileEnv(t)
 	const n = 10000
 	files := []hostileFile{{path: "hooks/check", mode: "100755", data: []byte(hostileHook)}}
@@ -324,6 +325,7 @@ func (e *hostileEnv) fastImport(t *testing.T, name string, files []hostileFile) 
 // TestHostileDeepNesting installs a recipe 200 folders deep under recipes/.
 // Recipes live at any depth (SPEC §2), so it is listed under its full path.
 func TestHostileDeepNesting(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	e := newHostileEnv(t)
 	const depth = 200
 	deep := strings.Repeat("d/", depth)
@@ -362,6 +364,7 @@ func TestHostileDeepNesting(t *testing.T) {
 // porcelain cannot even make it on disk, so it is built with plumbing. The
 // install must fail with a short, clear error and leave nothing behind.
 func TestHostileTooDeep(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	e := newHostileEnv(t)
 	src := filepath.Join(e.top, "base")
 	hostileWriteFiles(t, src, map[string]string{"hooks/check": hostileHook})
@@ -402,6 +405,7 @@ func TestHostileTooDeep(t *testing.T) {
 // writes evil outside the staging folder. Nothing may be written outside,
 // and the install must be refused or safe.
 func TestHostileSymlinkedParent(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	e := newHostileEnv(t)
 	victim := filepath.Join(e.top, "victim")
 	if err := os.MkdirAll(victim, 0o755); err != nil {
@@ -461,6 +465,7 @@ func hostileName(t *testing.T, s string) plugins.Name {
 // of the quiver process that does not grow with the file. It logs the time
 // and the peak RSS. Slow: it runs only with QUIVER_LONG_TESTS=1.
 func TestHostileHugeFile(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	if os.Getenv("QUIVER_LONG_TESTS") != "1" {
 		t.Skip("a 200 MiB plugin takes a while; set QUIVER_LONG_TESTS=1 to run it")
 	}

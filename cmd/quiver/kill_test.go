@@ -21,9 +21,10 @@ import (
 // must be the complete old or the complete new version (a reader never sees
 // a partial one), and the next mutating command must succeed and leave the
 // lock matching the disk with no leftovers. QUIVER_KILL_ITERATIONS sets the
-// count (default 50; 10 with -short).
+// count (default 20; 10 with -short; 200 for a long run).
 func TestKillDuringForcedAdd(t *testing.T) {
-	iterations := 50
+	t.Parallel() // its own project, home and git server
+	iterations := 20
 	if testing.Short() {
 		iterations = 10
 	}

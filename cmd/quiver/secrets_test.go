@@ -88,6 +88,7 @@ func scanTree(t *testing.T, root, token string) (files int, gitConfigs []string)
 }
 
 func TestSecretsNeverLeak(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	token := secretToken(t)
 	srv := gitserver.New(t, gitserver.Options{})
 	v1 := map[string]string{"hooks/check": raceHook(1), "recipes/one.md": "one\n"}
@@ -225,6 +226,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 // Errors about a malformed spec quote what the user typed; a password in
 // it must not come back out.
 func TestSecretsNotEchoedByUsageErrors(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	token := secretToken(t)
 	srv := gitserver.New(t, gitserver.Options{})
 	h := newHarness(t, srv)

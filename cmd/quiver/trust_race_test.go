@@ -17,6 +17,7 @@ import (
 // updated under a file lock). Before the lock, 19 of 20 rounds lost
 // records and most revocations were undone.
 func TestConcurrentTrustLosesNothing(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	srv := gitserver.New(t, gitserver.Options{})
 	base := newHarness(t, srv)
 	const n, rounds = 8, 6
