@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -394,6 +393,7 @@ func TestConcurrentForcedAddsOfOnePlugin(t *testing.T) {
 // round.
 func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
 	t.Parallel() // its own project, home and git server
+	rng := seeded(t)
 	srv := gitserver.New(t, gitserver.Options{})
 	v1, v2 := raceVersions()
 	publish(t, srv, "acme/guard", "v1", v1)
@@ -465,7 +465,7 @@ func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
 			{"plugin", "add", "acme/guard@v1"},
 			{"plugin", "remove", "acme/guard"},
 		}
-		rand.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
+		rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
 		for _, r := range together(h, runs) {
 			if msg := cleanOutcome(r); msg != "" {
 				t.Errorf("round %d: %s\n%s", round, msg, r)

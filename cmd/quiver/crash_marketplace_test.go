@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +23,8 @@ import (
 // checkout.
 func TestCrashMarketplace(t *testing.T) {
 	t.Parallel() // its own project, home and git server
-	runs := 8    // QUIVER_CRASH_ITERATIONS for more
+	rng := seeded(t)
+	runs := 8 // QUIVER_CRASH_ITERATIONS for more
 	if testing.Short() {
 		runs = 4
 	}
@@ -89,7 +89,7 @@ func TestCrashMarketplace(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rand.Int64N(int64(window) * 6 / 5)))
+		time.Sleep(time.Duration(rng.Int64N(int64(window) * 6 / 5)))
 		cmd.Process.Kill()
 		cmd.Wait()
 		what := fmt.Sprintf("run %d: %s killed", i, strings.Join(args, " "))

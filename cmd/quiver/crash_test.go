@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +33,7 @@ import (
 // -short); 60 gives the 240-run long variant.
 func TestCrashAtRandomPoints(t *testing.T) {
 	t.Parallel() // its own project, home and git server
+	rng := seeded(t)
 	perCommand := 6
 	if testing.Short() {
 		perCommand = 4
@@ -185,11 +185,11 @@ func TestCrashAtRandomPoints(t *testing.T) {
 		}
 		how := "anywhere"
 		if round%2 == 0 {
-			time.Sleep(time.Duration(rand.Int64N(int64(window[c.name]) * 6 / 5)))
+			time.Sleep(time.Duration(rng.Int64N(int64(window[c.name]) * 6 / 5)))
 		} else {
 			how = "after the journal"
 			waitForJournal(h.scope.PluginsDir(), 3*window[c.name])
-			time.Sleep(time.Duration(rand.Int64N(int64(2 * time.Millisecond))))
+			time.Sleep(time.Duration(rng.Int64N(int64(2 * time.Millisecond))))
 		}
 		cmd.Process.Kill()
 		cmd.Wait()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 // count (default 20; 10 with -short; 200 for a long run).
 func TestKillDuringForcedAdd(t *testing.T) {
 	t.Parallel() // its own project, home and git server
+	rng := seeded(t)
 	iterations := 20
 	if testing.Short() {
 		iterations = 10
@@ -114,12 +114,12 @@ func TestKillDuringForcedAdd(t *testing.T) {
 		}
 		if i%4 < 2 {
 			// Anywhere in the run.
-			time.Sleep(time.Duration(rand.Int64N(int64(window) * 6 / 5)))
+			time.Sleep(time.Duration(rng.Int64N(int64(window) * 6 / 5)))
 		} else {
 			// Right around the swap: the journal appears just before it
 			// and goes just after the lock file is written.
 			waitForJournal(scope.PluginsDir(), 3*window)
-			time.Sleep(time.Duration(rand.Int64N(int64(2 * time.Millisecond))))
+			time.Sleep(time.Duration(rng.Int64N(int64(2 * time.Millisecond))))
 		}
 		cmd.Process.Kill()
 		cmd.Wait()

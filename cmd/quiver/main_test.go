@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -103,6 +105,22 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			},
 		},
 	}
+}
+
+// seeded is a random source for one test, seeded from QUIVER_TEST_SEED or
+// the clock, with the seed in the test's log: a failure at a random kill
+// point or order is repeated by setting the variable.
+func seeded(t *testing.T) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("QUIVER_TEST_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("QUIVER_TEST_SEED=%q", s)
+		}
+		seed = n
+	}
+	t.Logf("random seed %d (QUIVER_TEST_SEED=%d repeats it)", seed, seed)
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
 // examplePlugin is the absolute path of the bundled example plugin.
