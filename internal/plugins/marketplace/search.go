@@ -8,9 +8,7 @@ import "strings"
 func Words(terms []string) []string {
 	var out []string
 	for _, t := range terms {
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			out = append(out, w)
-		}
+		out = append(out, strings.Fields(strings.ToLower(t))...)
 	}
 	return out
 }
