@@ -34,6 +34,8 @@ type pluginJSON struct {
 	Skills   []string `json:"skills"`
 	Recipes  []string `json:"recipes"`
 	Hooks    []string `json:"hooks"`
+	// Parts counts every part the plugin carries (SPEC §16).
+	Parts plugins.Count `json:"parts"`
 }
 
 // pluginShowJSON adds what only `plugin show` prints.
@@ -44,15 +46,16 @@ type pluginShowJSON struct {
 	Marketplace string `json:"marketplace,omitempty"`
 	Hash        string `json:"hash,omitempty"`
 	Link        bool   `json:"link,omitempty"`
-	// Unused counts what quiver does not use, by kind ("agents": 3).
-	Unused      map[string]int `json:"unused"`
-	Missing     bool           `json:"missing,omitempty"`
-	Description string         `json:"description,omitempty"`
-	Version     string         `json:"version,omitempty"`
-	Homepage    string         `json:"homepage,omitempty"`
+	Missing     bool   `json:"missing,omitempty"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Homepage    string `json:"homepage,omitempty"`
+	// Problems say which parts could not be read.
+	Problems []string `json:"problems,omitempty"`
 }
 
 func toJSON(p plugins.Plugin) pluginJSON {
+	handlers := discovery.HandlerNames(p.Contents)
 	return pluginJSON{
 		Name:     p.Name.String(),
 		Location: string(p.Scope.Location),
@@ -63,7 +66,8 @@ func toJSON(p plugins.Plugin) pluginJSON {
 		Enabled:  p.Enabled(),
 		Skills:   plugins.Names(p.Contents.Skills),
 		Recipes:  plugins.Names(p.Contents.Recipes),
-		Hooks:    append(plugins.Names(p.Contents.Hooks), discovery.HandlerNames(p.Contents)...),
+		Hooks:    append(plugins.Names(p.Contents.Hooks), handlers...),
+		Parts:    plugins.CountParts(p.Contents, len(handlers), p.Parts()),
 	}
 }
 

@@ -174,7 +174,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 			added = append(added, toJSON(p))
 			chosen = append(chosen, p.Name)
 			if !o.JSON {
-				a.warnf("Installed %s %s%s: %s%s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents), unusedNote(p.Dir))
+				a.warnf("Installed %s %s%s: %s%s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents), partsNote(p))
 			}
 		}
 		return failed
@@ -197,9 +197,6 @@ func (a *App) addOne(ctx context.Context, in *plugins.Installer, j marketplace.J
 	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.Spec, Name: j.Name, Force: o.Force, Link: o.Link,
 		FolderName:  o.Name == "" && j.Marketplace == "" && j.Spec.Subdir != "" && !j.Spec.IsLocal(),
 		Marketplace: j.Marketplace, EntryManifest: j.Manifest})
-	if errors.Is(err, plugins.ErrNotAPlugin) && len(j.Carries) > 0 {
-		return p, fmt.Errorf("add %s: the marketplace entry carries only %s, which quiver does not use (it installs hooks, skills and recipes)", j.Name, strings.Join(j.Carries, " and "))
-	}
 	if errors.Is(err, plugins.ErrAlreadyInstalled) {
 		return p, fmt.Errorf("plugin %s is already installed %s; use --force to replace it", j.Name, scopeWord(in.Scope.Location))
 	}
@@ -251,11 +248,11 @@ func countItems(c plugins.Contents) string {
 	return n(len(c.Hooks)+len(discovery.HandlerNames(c)), "hook") + ", " + n(len(c.Skills), "skill") + ", " + n(len(c.Recipes), "recipe")
 }
 
-// unusedNote names what a plugin carries that quiver does not use (SPEC
-// §11), never dropped silently: "; not used by quiver: 3 agents".
-func unusedNote(dir string) string {
-	if s := plugins.DescribeUnused(plugins.Unused(dir)); s != "" {
-		return "; not used by quiver: " + s
+// partsNote names the parts beside hooks, skills and recipes (SPEC §16):
+// "; 1 MCP server, 3 agents".
+func partsNote(p plugins.Plugin) string {
+	if s := plugins.CountParts(p.Contents, 0, p.Parts()).Describe(); s != "" {
+		return "; " + s
 	}
 	return ""
 }

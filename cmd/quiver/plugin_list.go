@@ -164,7 +164,7 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	out := pluginShowJSON{
 		pluginJSON: toJSON(p), RepoPath: p.Entry.Path, Marketplace: p.Entry.Marketplace, Hash: p.Entry.Hash, Link: p.Entry.Link, Missing: p.Missing,
 		Description: p.Manifest.Description, Version: p.Manifest.Version, Homepage: p.Manifest.Homepage,
-		Unused: plugins.Unused(p.Dir),
+		Problems: p.Parts().Problems,
 	}
 	if m := p.Contents.Manifest; m != nil {
 		// plugin.yaml wins where both say something.
@@ -197,7 +197,7 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 		field("missing", "the folder is gone; reinstall it with quiver plugin add --force")
 	}
 	field("enabled", strconv.FormatBool(out.Enabled))
-	field("not used", plugins.DescribeUnused(out.Unused))
+	field("also", out.Parts.Describe())
 	list := func(k string, items []string) {
 		if len(items) == 0 {
 			field(k, "-")
@@ -208,6 +208,9 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	list("hooks", out.Hooks)
 	list("skills", out.Skills)
 	list("recipes", out.Recipes)
+	for _, problem := range out.Problems {
+		a.warnf("quiver: %s: %s", out.Name, problem)
+	}
 	return nil
 }
 

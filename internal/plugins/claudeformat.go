@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"syscall"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -42,9 +39,14 @@ type ClaudeManifest struct {
 	// HooksFile is the file holding the inline Hooks, relative to the
 	// plugin: ClaudeManifestPath or EntryManifestPath.
 	HooksFile string
-	// Unused counts what quiver does not use, by kind ("agents", "MCP
-	// servers", ...), as far as the manifest names it.
-	Unused map[string]int
+	// MCPServers and LSPServers are the raw mcpServers and lspServers
+	// fields (a path, an object or a list; ReadParts reads them); Agents
+	// and OutputStyles the agents and outputStyles paths.
+	MCPServers, LSPServers json.RawMessage
+	Agents, OutputStyles   []string
+	// ComponentsFile is the file the component fields came from:
+	// ClaudeManifestPath, or EntryManifestPath for a strict: false entry.
+	ComponentsFile string
 }
 
 // HookFile is one source of Claude-format handlers in a plugin folder.
@@ -73,6 +75,7 @@ func ReadClaudeManifest(root string) (m ClaudeManifest, ok bool, err error) {
 		return m, ok || found, err
 	}
 	m.Commands, m.Skills, m.HookPaths, m.Hooks, m.HooksFile = nil, nil, nil, nil, ""
+	m.MCPServers, m.LSPServers, m.Agents, m.OutputStyles = nil, nil, nil, nil
 	return m, true, components(raw, EntryManifestPath, &m)
 }
 
@@ -122,17 +125,20 @@ func readPluginJSON(root string) (m ClaudeManifest, ok bool, err error) {
 	if err := components(raw, ClaudeManifestPath, &m); err != nil {
 		return m, true, err
 	}
-	m.Unused = map[string]int{}
-	for key, kind := range map[string]string{"agents": "agents", "mcpServers": "MCP servers", "lspServers": "LSP servers", "outputStyles": "output styles"} {
-		if v, ok := raw[key]; ok {
-			m.Unused[kind] += countEntries(v)
-		}
-	}
 	return m, true, nil
 }
 
-// components reads the commands, skills and hooks fields of file.
+// components reads the component fields of file: commands, skills,
+// hooks, agents, outputStyles, mcpServers and lspServers.
 func components(raw map[string]json.RawMessage, file string, m *ClaudeManifest) (err error) {
+	m.ComponentsFile = file
+	m.MCPServers, m.LSPServers = raw["mcpServers"], raw["lspServers"]
+	if m.Agents, err = paths(raw, file, "agents"); err != nil {
+		return err
+	}
+	if m.OutputStyles, err = paths(raw, file, "outputStyles"); err != nil {
+		return err
+	}
 	if m.Commands, err = paths(raw, file, "commands"); err != nil {
 		return err
 	}
@@ -179,94 +185,4 @@ func paths(raw map[string]json.RawMessage, file, name string) ([]string, error) 
 		out = append(out, clean)
 	}
 	return out, nil
-}
-
-// countEntries counts a component field's entries: the keys of an object,
-// the items of a list, one for a path.
-func countEntries(v json.RawMessage) int {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(v, &obj) == nil {
-		return len(obj)
-	}
-	var list []json.RawMessage
-	if json.Unmarshal(v, &list) == nil {
-		return len(list)
-	}
-	return 1
-}
-
-// Unused counts what a plugin folder carries that quiver does not use
-// (SPEC §11): agents, MCP and LSP servers, output styles, settings. It
-// reads the folder's top level and the manifest, nothing else.
-func Unused(root string) map[string]int {
-	out := map[string]int{}
-	if m, ok, err := ReadClaudeManifest(root); ok && err == nil {
-		for k, n := range m.Unused {
-			out[k] += n
-		}
-	}
-	if out["agents"] == 0 {
-		if entries, err := os.ReadDir(filepath.Join(root, "agents")); err == nil {
-			for _, e := range entries {
-				if strings.HasSuffix(e.Name(), ".md") {
-					out["agents"]++
-				}
-			}
-		}
-	}
-	countJSON := func(file, key, kind string) {
-		if out[kind] > 0 {
-			return
-		}
-		data, err := safefs.ReadFile(filepath.Join(root, file), safefs.MaxMeta)
-		if err != nil {
-			return
-		}
-		var doc map[string]json.RawMessage
-		if json.Unmarshal(data, &doc) != nil {
-			return
-		}
-		if v, ok := doc[key]; ok {
-			out[kind] += countEntries(v)
-		} else {
-			out[kind] += len(doc)
-		}
-	}
-	countJSON(".mcp.json", "mcpServers", "MCP servers")
-	countJSON(".lsp.json", "lspServers", "LSP servers")
-	if fi, err := os.Stat(filepath.Join(root, "output-styles")); err == nil && fi.IsDir() && out["output styles"] == 0 {
-		entries, _ := os.ReadDir(filepath.Join(root, "output-styles"))
-		out["output styles"] = len(entries)
-	}
-	if fi, err := os.Stat(filepath.Join(root, "settings.json")); err == nil && fi.Mode().IsRegular() {
-		out["settings"] = 1
-	}
-	for k, n := range out {
-		if n == 0 {
-			delete(out, k)
-		}
-	}
-	return out
-}
-
-// DescribeUnused writes counts as "3 agents, 1 MCP server" in a stable
-// order, "" for none.
-func DescribeUnused(counts map[string]int) string {
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	var parts []string
-	for _, k := range kinds {
-		word := k
-		if counts[k] == 1 {
-			word = strings.TrimSuffix(strings.Replace(k, "servers", "server", 1), "s")
-			if k == "settings" {
-				word = "settings file"
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%d %s", counts[k], word))
-	}
-	return strings.Join(parts, ", ")
 }

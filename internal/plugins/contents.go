@@ -26,6 +26,9 @@ type Item struct {
 	Disabled bool
 	// Link is set for hooks that are symlinks (followed by the scan).
 	Link bool
+	// Command is set for recipes read from a Claude-format commands/
+	// folder (SPEC §11), which agents show as the plugin's commands.
+	Command bool
 	// Escape says why a skill or recipe is not read: with Confine, a
 	// symlink that leads out of the scanned folder (or a linked skills/
 	// or recipes/ folder that does, then standing for all of it).
@@ -251,6 +254,9 @@ func ScanWith(root string, k Kinds, d Dirs) (Contents, error) {
 			commands, err := sc.recipes(filepath.Join(root, filepath.FromSlash(dir)))
 			if err != nil {
 				return c, err
+			}
+			for i := range commands {
+				commands[i].Command = true
 			}
 			c.Recipes = mergeItems(c.Recipes, commands, &c.CommandClashes)
 		}

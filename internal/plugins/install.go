@@ -270,13 +270,10 @@ func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (L
 	if err != nil {
 		return LockEntry{}, err
 	}
-	if contents.Empty() {
-		// Name what it does carry (SPEC §11, §12): a marketplace entry
-		// with only MCP servers is a plugin, just not one quiver uses.
-		if only := DescribeUnused(Unused(stage)); only != "" {
-			return LockEntry{}, fmt.Errorf("%s is %w: it carries only %s, which quiver does not use (it installs hooks, skills and recipes)", req.Spec.Shown(), ErrNotAPlugin, only)
-		}
-		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill or recipe (hooks/, skills/, recipes/)", req.Spec.Shown(), ErrNotAPlugin)
+	if contents.Empty() && ReadFolderParts(stage).Empty() {
+		// A plugin that carries only MCP or LSP servers, agents or
+		// output styles installs like any other (SPEC §2, §16).
+		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill, recipe, command, agent, MCP or LSP server or output style", req.Spec.Shown(), ErrNotAPlugin)
 	}
 	entry := LockEntry{Source: req.Spec.Source(), Path: req.Spec.Subdir, Marketplace: req.Marketplace, Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link, Manifest: req.EntryManifest}
 	if !fetched.Link {

@@ -25,6 +25,15 @@ type Plugin struct {
 	Manifest Manifest
 }
 
+// Parts reads the plugin's servers, subagents and output styles (none for
+// a missing folder).
+func (p Plugin) Parts() Parts {
+	if p.Missing {
+		return Parts{}
+	}
+	return ReadParts(p.Dir, p.Contents.Manifest)
+}
+
 // Enabled reports whether the plugin contributes its items.
 func (p Plugin) Enabled() bool { return !p.Entry.Disabled }
 

@@ -58,8 +58,6 @@ type Entry struct {
 	// manifest, written into it as plugins.EntryManifestPath.
 	Strict   bool   `json:"strict"`
 	Manifest string `json:"-"`
-	// Carries names what else the entry declares (MCP servers, agents...).
-	Carries []string `json:"-"`
 	Problem string   `json:"problem,omitempty"`
 }
 
@@ -220,11 +218,6 @@ func expectDelim(dec *json.Decoder, delim json.Delim) error {
 	return nil
 }
 
-// carried are the component fields quiver does not use, by what they are.
-var carried = map[string]string{
-	"mcpServers": "MCP servers", "lspServers": "LSP servers", "agents": "agents", "outputStyles": "output styles",
-}
-
 func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
 	if fields == nil {
 		return Entry{Problem: "is not a JSON object"}
@@ -262,7 +255,7 @@ func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
 	}
 	if !e.Strict {
 		manifest := map[string]json.RawMessage{}
-		for _, key := range []string{"commands", "skills", "hooks"} {
+		for _, key := range []string{"commands", "skills", "hooks", "agents", "mcpServers", "lspServers", "outputStyles"} {
 			if v, ok := fields[key]; ok {
 				manifest[key] = v
 			}
@@ -270,14 +263,9 @@ func parseEntry(fields map[string]json.RawMessage, pluginRoot string) Entry {
 		if len(manifest) > 0 {
 			data, err := json.Marshal(manifest)
 			if err != nil {
-				e.Problem = cmp.Or(e.Problem, "its commands, skills or hooks field is not valid JSON")
+				e.Problem = cmp.Or(e.Problem, "its component fields are not valid JSON")
 			}
 			e.Manifest = asciiJSON(data)
-		}
-	}
-	for key, what := range carried {
-		if _, ok := fields[key]; ok {
-			e.Carries = append(e.Carries, what)
 		}
 	}
 	if e.Problem != "" {

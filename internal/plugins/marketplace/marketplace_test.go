@@ -169,7 +169,7 @@ func TestParseDuplicatesAndRenames(t *testing.T) {
 	}
 }
 
-func TestStrictFalseAndCarries(t *testing.T) {
+func TestStrictFalseEntryIsTheManifest(t *testing.T) {
 	m, err := Parse([]byte(`{"name": "m", "plugins": [
 		{"name": "loose", "strict": false, "source": "./", "skills": ["./a", "./b"], "commands": "./cmds", "hooks": {"Stop": []}, "lspServers": {"x": {}}},
 		{"name": "strict", "source": "./s", "skills": ["./a"], "mcpServers": {"y": {}}, "agents": ["./ag.md"]},
@@ -184,7 +184,8 @@ func TestStrictFalseAndCarries(t *testing.T) {
 	if err := json.Unmarshal([]byte(loose.Manifest), &manifest); err != nil {
 		t.Fatal(err)
 	}
-	if len(manifest) != 3 || string(manifest["commands"]) != `"./cmds"` {
+	// Every component field, servers too (SPEC §16).
+	if len(manifest) != 4 || string(manifest["commands"]) != `"./cmds"` || string(manifest["lspServers"]) != `{"x":{}}` {
 		t.Errorf("strict false manifest %s", loose.Manifest)
 	}
 	if loose.Strict || !strict.Strict || strict.Manifest != "" {
@@ -202,12 +203,6 @@ func TestStrictFalseAndCarries(t *testing.T) {
 	json.Unmarshal([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo é\u202e😀\u007f"}]}]}}`), &orig)
 	if fmt.Sprint(back) != fmt.Sprint(orig) {
 		t.Errorf("escaped manifest means %v, want %v", back, orig)
-	}
-	if fmt.Sprint(loose.Carries) != "[LSP servers]" {
-		t.Errorf("loose carries %v", loose.Carries)
-	}
-	if got := strings.Join(strict.Carries, ","); !strings.Contains(got, "MCP servers") || !strings.Contains(got, "agents") {
-		t.Errorf("strict carries %v", strict.Carries)
 	}
 }
 

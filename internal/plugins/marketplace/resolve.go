@@ -46,9 +46,7 @@ type Job struct {
 	// Marketplace is the marketplace's name; Renamed the name the user
 	// typed when the entry was renamed (it installs under its new name).
 	Marketplace, Renamed string
-	// Carries names what the entry declares beside hooks, skills and
-	// recipes; Manifest is a "strict": false entry's component fields.
-	Carries  []string
+	// Manifest is a "strict": false entry's component fields.
 	Manifest string
 }
 
@@ -76,7 +74,7 @@ func (s *Store) Job(raw string) (j Job, ok bool, err error) {
 	if err != nil {
 		return Job{}, true, err
 	}
-	j = Job{Spec: spec, Name: n, Marketplace: mkt, Carries: e.Carries, Manifest: e.Manifest}
+	j = Job{Spec: spec, Name: n, Marketplace: mkt, Manifest: e.Manifest}
 	if name != plugin {
 		j.Renamed = plugin
 	}
