@@ -85,6 +85,16 @@ type Agent struct {
 	decode func(ev Event, input map[string]json.RawMessage) hooks.Payload
 	encode func(c Call, r *hooks.Result, o Options) Answer
 
+	// parts plans what else of the scope's plugins reaches the agent
+	// (parts.go); partFiles are the files it may keep members in for a
+	// site, the only ones quiver ever touches from the record; cleanup
+	// removes what the adapter made outside the agent's files when the
+	// agent is removed. All nil for an agent that takes only hooks,
+	// skills and commands.
+	parts     func(w *Wirer, site Site, d Docs) (Plan, error)
+	partFiles func(w *Wirer, site Site) []string
+	cleanup   func(site Site) error
+
 	// writes matches the commands quiver writes (see Writes), compiled
 	// on first use: hook run never needs it.
 	writesOnce sync.Once

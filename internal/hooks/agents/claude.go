@@ -1,10 +1,23 @@
 package agents
 
 import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Claude is Claude Code: hooks in .claude/settings.json, Claude's hook
@@ -143,4 +156,254 @@ func claudeEncode(c Call, r *hooks.Result, o Options) Answer {
 		out.Specific = spec
 	}
 	return Answer{Stdout: marshal(out)}
+}
+
+// ---- the plugin route (SPEC §16) ----
+//
+// Claude Code loads a plugin's commands, subagents, MCP and LSP servers
+// itself, namespaced (/plugin:command) and with ${CLAUDE_PLUGIN_ROOT}
+// expanded, only from a plugin it knows; LSP servers have no other way
+// in. So quiver presents each scope's plugins to Claude as a local
+// marketplace of views: copies of the installed plugins without their
+// hook configuration (hooks run once, through quiver), in quiver's
+// machine folder. Measured with Claude Code 2.1.328: a "directory"
+// marketplace named in the user's extraKnownMarketplaces, and a plugin of
+// it set in enabledPlugins, load without `claude plugin install`, read
+// from the marketplace's folder; enabledPlugins in a project's
+// .claude/settings.local.json is active in that project only.
+
+func init() {
+	Claude.parts, Claude.partFiles, Claude.cleanup = claudeParts, claudePartFiles, claudeCleanup
+}
+
+// claudeMarket is the marketplace of a scope's views: its name and folder.
+func claudeMarket(s plugins.Scope) (name, dir string) {
+	dir = filepath.Join(s.MachineDir(), "claude-plugins")
+	if s.Location == plugins.Global {
+		return "quiver", dir
+	}
+	sum := sha256.Sum256([]byte(s.Root))
+	return "quiver-" + hex.EncodeToString(sum[:4]), dir
+}
+
+// claudeUserSettings is the user's settings file, where marketplaces are
+// known; claudeEnabled the file that enables the scope's plugins: the
+// user's for the user's plugins, the project's personal settings (not
+// committed) for the project's, so they are active in that project only.
+func claudeUserSettings(w *Wirer) string { return filepath.Join(w.Home, Claude.ConfigGlobal) }
+
+func claudeEnabled(w *Wirer, site Site) string {
+	if site.Scope.Location == plugins.Global {
+		return claudeUserSettings(w)
+	}
+	return filepath.Join(site.Base, ".claude", "settings.local.json")
+}
+
+func claudePartFiles(w *Wirer, site Site) []string {
+	return []string{claudeUserSettings(w), claudeEnabled(w, site)}
+}
+
+func claudeCleanup(site Site) error {
+	_, dir := claudeMarket(site.Scope)
+	return os.RemoveAll(dir)
+}
+
+// claudeRouted reports plugins that reach Claude through the route: every
+// plugin in Claude's format, and any carrying servers, subagents or
+// output styles. Native quiver plugins of hooks, skills and recipes keep
+// §13's links.
+func claudeRouted(p plugins.Plugin) bool {
+	if p.Contents.Manifest != nil || len(p.Contents.HookFiles) > 0 || p.Contents.ClaudeHooks {
+		return true
+	}
+	for _, r := range p.Contents.Recipes {
+		if r.Command {
+			return true
+		}
+	}
+	return !p.Parts().Empty()
+}
+
+// viewName is the plugin's name in Claude (its command namespace): the
+// repository's name, or org-repo where two plugins of the scope share it,
+// in the lower-case letters, digits and dashes Claude's names take.
+func viewNames(ps []plugins.Plugin) []string {
+	count := map[string]int{}
+	for _, p := range ps {
+		count[kebab(p.Name.Repo())]++
+	}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = kebab(p.Name.Repo())
+		if count[names[i]] > 1 {
+			names[i] = kebab(p.Name.Org() + "-" + p.Name.Repo())
+		}
+	}
+	return names
+}
+
+func kebab(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else if b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+			b.WriteByte('-')
+		}
+	}
+	return cmp.Or(strings.Trim(b.String(), "-"), "plugin")
+}
+
+// claudeParts writes the scope's views and their marketplace, and plans
+// the settings that make Claude load them.
+func claudeParts(w *Wirer, site Site, d Docs) (Plan, error) {
+	var routed []plugins.Plugin
+	for _, p := range scopePlugins(site, d) {
+		if claudeRouted(p) {
+			routed = append(routed, p)
+		}
+	}
+	name, dir := claudeMarket(site.Scope)
+	plan := Plan{Routed: map[string]bool{}}
+	if len(routed) == 0 {
+		return plan, os.RemoveAll(dir)
+	}
+	names := viewNames(routed)
+	type entry struct {
+		Name        string `json:"name"`
+		Source      string `json:"source"`
+		Description string `json:"description,omitempty"`
+		Version     string `json:"version,omitempty"`
+	}
+	market := struct {
+		Name    string            `json:"name"`
+		Owner   map[string]string `json:"owner"`
+		Plugins []entry           `json:"plugins"`
+	}{Name: name, Owner: map[string]string{"name": "quiver"}}
+	var enabled []wiring.Member
+	keep := map[string]bool{}
+	for i, p := range routed {
+		if err := writeClaudeView(p, names[i], filepath.Join(dir, "plugins", names[i])); err != nil {
+			w.warn(fmt.Sprintf("quiver: Claude Code: plugin %s: %v", p.Name, err))
+			plan.Missed = append(plan.Missed, fmt.Sprintf("plugin %s: %v", p.Name, err))
+			continue
+		}
+		keep[names[i]] = true
+		plan.Routed[p.Name.String()] = true
+		e := entry{Name: names[i], Source: "./plugins/" + names[i], Description: p.Manifest.Description, Version: p.Manifest.Version}
+		if m := p.Contents.Manifest; m != nil {
+			e.Description, e.Version = cmp.Or(e.Description, m.Description), cmp.Or(e.Version, m.Version)
+		}
+		market.Plugins = append(market.Plugins, e)
+		enabled = append(enabled, wiring.Member{Keys: []string{"enabledPlugins", names[i] + "@" + name}, Value: json.RawMessage("true")})
+	}
+	if old, err := os.ReadDir(filepath.Join(dir, "plugins")); err == nil {
+		for _, e := range old {
+			if !keep[e.Name()] {
+				os.RemoveAll(filepath.Join(dir, "plugins", e.Name()))
+			}
+		}
+	}
+	data, _ := json.MarshalIndent(market, "", "  ")
+	mf := filepath.Join(dir, ".claude-plugin", "marketplace.json")
+	if cur, err := os.ReadFile(mf); err != nil || !bytes.Equal(cur, data) {
+		if err := os.MkdirAll(filepath.Dir(mf), 0o755); err != nil {
+			return plan, err
+		}
+		if err := plugins.WriteFileAtomic(mf, data, 0o644); err != nil {
+			return plan, err
+		}
+	}
+	if len(enabled) == 0 {
+		return plan, nil
+	}
+	source, _ := json.Marshal(map[string]any{"source": map[string]string{"source": "directory", "path": dir}})
+	plan.add(claudeUserSettings(w), Claude.Comments, wiring.Member{Keys: []string{"extraKnownMarketplaces", name}, Value: source})
+	plan.add(claudeEnabled(w, site), Claude.Comments, enabled...)
+	return plan, nil
+}
+
+// viewHashFile keeps, in a view, the hash of what it was made from, so
+// that an unchanged plugin is not copied again on every sync.
+const viewHashFile = ".quiver-view"
+
+// writeClaudeView writes (or keeps) the view of p at dst: every file but
+// the hook configuration, a manifest without hooks under Claude's name for
+// it, and the plugin's recipes/ as commands.
+func writeClaudeView(p plugins.Plugin, name, dst string) error {
+	gen, err := claudeViewFiles(p, name)
+	if err != nil {
+		return err
+	}
+	skip := func(rel string) bool {
+		switch rel {
+		case "hooks/" + plugins.HooksJSON, plugins.EntryManifestPath, plugins.ClaudeManifestPath, viewHashFile:
+			return true
+		}
+		return strings.HasPrefix(rel, ".git/")
+	}
+	// The lock's content hash names an installed copy; a linked plugin
+	// (or one without a hash) is hashed file by file.
+	sum := p.Entry.Hash
+	if sum == "" || p.Entry.Link {
+		if sum, err = wiring.ViewHash(p.Dir, skip, nil); err != nil {
+			return err
+		}
+	}
+	sum = viewKey(sum, gen)
+	if cur, err := os.ReadFile(filepath.Join(dst, viewHashFile)); err == nil && string(cur) == sum {
+		return nil
+	}
+	gen[viewHashFile] = []byte(sum)
+	_, err = wiring.WriteView(p.Dir, dst, skip, gen)
+	return err
+}
+
+// viewKey names a view by its source's hash and the generated files.
+func viewKey(source string, gen map[string][]byte) string {
+	h := sha256.New()
+	h.Write([]byte("view 1\n" + source + "\n"))
+	for _, k := range slices.Sorted(maps.Keys(gen)) {
+		fmt.Fprintf(h, "%s\x00%x\n", k, sha256.Sum256(gen[k]))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// claudeViewFiles are the files a view generates: its manifest (the
+// plugin's, with a strict: false entry's fields over it, without hooks)
+// and commands for recipes/ items.
+func claudeViewFiles(p plugins.Plugin, name string) (map[string][]byte, error) {
+	manifest := map[string]json.RawMessage{}
+	for _, rel := range []string{plugins.ClaudeManifestPath, plugins.EntryManifestPath} {
+		data, err := safefs.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(rel)), safefs.MaxMeta)
+		if err != nil {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil {
+			return nil, fmt.Errorf("%s is not a JSON object", rel)
+		}
+		maps.Copy(manifest, m)
+	}
+	delete(manifest, "hooks")
+	manifest["name"], _ = json.Marshal(name)
+	if _, ok := manifest["description"]; !ok && p.Manifest.Description != "" {
+		manifest["description"], _ = json.Marshal(p.Manifest.Description)
+	}
+	data, err := json.MarshalIndent(manifest, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	gen := map[string][]byte{plugins.ClaudeManifestPath: data}
+	for _, r := range p.Contents.Recipes {
+		if r.Command {
+			continue
+		}
+		body, err := safefs.ReadFile(r.Path, safefs.MaxContent)
+		if err != nil {
+			return nil, err
+		}
+		gen["commands/"+r.Name+".md"] = body
+	}
+	return gen, nil
 }

@@ -60,6 +60,9 @@ func SiteOf(ag *Agent, layout plugins.Layout, global bool, home string) Site {
 type Docs struct {
 	Skills, Recipes []discovery.Doc
 	Trusted         bool
+	// Plugins are the enabled plugins of each scope, whose servers,
+	// subagents and commands reach the agents too (SPEC §16).
+	Plugins map[plugins.Location][]plugins.Plugin
 }
 
 // ActiveDocs finds the skills and recipes once, however many agents are
@@ -80,6 +83,18 @@ func ActiveDocs(o discovery.Options) func() (Docs, error) {
 				return d, err
 			}
 			d.Trusted = t.Trusted()
+		}
+		d.Plugins = map[plugins.Location][]plugins.Plugin{}
+		for _, s := range o.Layout.Scopes() {
+			ps, err := plugins.ListPlugins(s)
+			if err != nil {
+				return d, err
+			}
+			for _, p := range ps {
+				if p.Enabled() && !p.Missing {
+					d.Plugins[s.Location] = append(d.Plugins[s.Location], p)
+				}
+			}
 		}
 		return d, nil
 	})
@@ -256,7 +271,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 		Created: ch.Created, CreatedFile: createdFile,
 	}
 	if prev != nil {
-		entry.Links = prev.Links
+		entry.Links, entry.Files = prev.Links, prev.Files
 	}
 	rec.Agents[ag.Name] = entry
 	if err := w.syncItems(site, entry); err != nil {
@@ -310,6 +325,14 @@ func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
 		if err := wiring.RemoveLinks(site.Base, ownLinks(site, prev.Links)); err != nil {
 			return removed, err
 		}
+		if err := w.syncParts(site, prev, Plan{}); err != nil {
+			return removed, err
+		}
+		if ag.cleanup != nil {
+			if err := ag.cleanup(site); err != nil {
+				return removed, err
+			}
+		}
 		delete(rec.Agents, ag.Name)
 		if err := rec.Write(site.Record); err != nil {
 			return removed, err
@@ -319,16 +342,25 @@ func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
 	return removed, nil
 }
 
-// syncItems makes the agent's skill and recipe links (and copies) match
-// the scope's active items, recording them in entry.
+// syncItems makes what the agent gets of the scope's plugins match them:
+// the parts its adapter plans (servers, plugin routes), then the skill and
+// recipe links (and copies) of the items not routed, recording all of it
+// in entry.
 func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) error {
 	d, err := w.Docs()
 	if err != nil {
 		return err
 	}
+	var plan Plan
+	if site.Agent.parts != nil {
+		if plan, err = site.Agent.parts(w, site, d); err != nil {
+			return err
+		}
+	}
+	partsErr := w.syncParts(site, entry, plan)
 	var skills, recipes []wiring.Item
 	if site.Scope.Location != plugins.Local || d.Trusted {
-		skills, recipes = linkItems(d.Skills, site.Scope, true), linkItems(d.Recipes, site.Scope, false)
+		skills, recipes = linkItems(d.Skills, site.Scope, true, plan.Routed), linkItems(d.Recipes, site.Scope, false, plan.Routed)
 	}
 	dirs := []wiring.LinkDir{{Dir: site.Agent.SkillsDir, Items: skills}}
 	if site.Agent.CommandsDir != "" {
@@ -339,7 +371,7 @@ func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) error {
 	for _, m := range warnings {
 		w.warn("quiver: " + m)
 	}
-	return err
+	return errors.Join(partsErr, err)
 }
 
 // ownLinks keeps the recorded links that lie directly in the agent's own
@@ -358,11 +390,14 @@ func ownLinks(site Site, links []wiring.Link) []wiring.Link {
 
 // linkItems are the active items of one scope, as the agent should see
 // them: a skill's folder, a recipe's file; the project's as copies.
-func linkItems(docs []discovery.Doc, s plugins.Scope, folder bool) []wiring.Item {
+func linkItems(docs []discovery.Doc, s plugins.Scope, folder bool, routed map[string]bool) []wiring.Item {
 	var items []wiring.Item
 	for _, d := range docs {
 		if d.Status != discovery.Active || d.Location != s.Location {
 			continue
+		}
+		if !d.Plugin.IsZero() && routed[d.Plugin.String()] {
+			continue // reaches the agent with its plugin
 		}
 		own := d.Name
 		if !d.Plugin.IsZero() {
@@ -423,11 +458,11 @@ func (w *Wirer) Sync(ctx context.Context) error {
 				continue
 			}
 			entry := rec.Agents[name]
-			before := fmt.Sprint(entry.Links)
+			before := fmt.Sprint(entry.Links, entry.Files)
 			if err := w.syncItems(site, entry); err != nil {
 				errs = append(errs, err)
 			}
-			changed = changed || fmt.Sprint(entry.Links) != before
+			changed = changed || fmt.Sprint(entry.Links, entry.Files) != before
 			unlock()
 		}
 		if changed {

@@ -23,11 +23,19 @@ import (
 // with the hash of what quiver wrote: it is quiver's to update or remove
 // only while it still hashes so; one the user edited is theirs.
 
-// Bounds of one copied item: a skill folder is a few files.
-const (
-	maxCopyFiles = 1000
-	maxCopyBytes = 32 << 20
-	maxCopyDepth = 16
+// bounds limit one copy.
+type bounds struct {
+	files int
+	bytes int64
+	depth int
+}
+
+// itemBounds bound one copied item: a skill folder is a few files.
+// viewBounds bound a whole plugin's view, which may carry a server's
+// code.
+var (
+	itemBounds = bounds{files: 1000, bytes: 32 << 20, depth: 16}
+	viewBounds = bounds{files: 20000, bytes: 512 << 20, depth: 32}
 )
 
 // treeFile is one file of an item as it is copied: links inside the
@@ -42,7 +50,9 @@ type treeFile struct {
 // under the folder, following links to files and folders that stay inside
 // root (the plugin's folder; links leaving it are skipped, as the scan
 // confines items). Hidden files are kept: they are part of the skill.
-func itemFiles(src, root string) ([]treeFile, error) {
+func itemFiles(src, root string) ([]treeFile, error) { return treeFiles(src, root, itemBounds) }
+
+func treeFiles(src, root string, b bounds) ([]treeFile, error) {
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil, err
@@ -54,8 +64,8 @@ func itemFiles(src, root string) ([]treeFile, error) {
 	var total int64
 	var walk func(dir, rel string, depth int) error
 	walk = func(dir, rel string, depth int) error {
-		if depth > maxCopyDepth {
-			return fmt.Errorf("%s: folders nested deeper than %d", src, maxCopyDepth)
+		if depth > b.depth {
+			return fmt.Errorf("%s: folders nested deeper than %d", src, b.depth)
 		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -85,8 +95,8 @@ func itemFiles(src, root string) ([]treeFile, error) {
 			case fi.Mode().IsRegular():
 				total += fi.Size()
 				out = append(out, treeFile{rel: r, path: p, mode: fi.Mode().Perm()})
-				if len(out) > maxCopyFiles || total > maxCopyBytes {
-					return fmt.Errorf("%s is larger than an item quiver copies (%d files, %d MiB)", src, maxCopyFiles, maxCopyBytes>>20)
+				if len(out) > b.files || total > b.bytes {
+					return fmt.Errorf("%s is larger than quiver copies (%d files, %d MiB)", src, b.files, b.bytes>>20)
 				}
 			}
 		}

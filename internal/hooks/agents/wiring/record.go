@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -39,6 +40,30 @@ type AgentRecord struct {
 	CreatedFile bool     `yaml:"created_file,omitempty"`
 	// Links are the skill and recipe links quiver keeps for the agent.
 	Links []Link `yaml:"links,omitempty"`
+	// Files are the agent's other files in which quiver keeps named
+	// members (MCP servers; Claude Code's plugin route), by path.
+	Files []FileRecord `yaml:"files,omitempty"`
+}
+
+// FileRecord is what quiver keeps in one file of an agent's, beside its
+// hook entries.
+type FileRecord struct {
+	// Path is absolute; quiver acts on it only while the agent's adapter
+	// still names it for the scope.
+	Path        string   `yaml:"path"`
+	Members     []Owned  `yaml:"members,omitempty"`
+	Created     []string `yaml:"created,omitempty"`
+	CreatedFile bool     `yaml:"created_file,omitempty"`
+}
+
+// File returns the record of path, nil when there is none.
+func (a *AgentRecord) File(path string) *FileRecord {
+	for i := range a.Files {
+		if a.Files[i].Path == path {
+			return &a.Files[i]
+		}
+	}
+	return nil
 }
 
 // Link is one symbolic link, or one copy, quiver made in an agent's
@@ -89,6 +114,13 @@ func ReadRecord(path string) (*Record, error) {
 			}
 		}
 		a.Links = kept
+		files := a.Files[:0]
+		for _, f := range a.Files {
+			if filepath.IsAbs(f.Path) && filepath.Clean(f.Path) == f.Path {
+				files = append(files, f)
+			}
+		}
+		a.Files = files
 	}
 	return r, nil
 }
@@ -104,6 +136,7 @@ func (r *Record) Write(path string) error {
 	}
 	for _, a := range r.Agents {
 		sort.Slice(a.Links, func(i, j int) bool { return a.Links[i].Path < a.Links[j].Path })
+		sort.Slice(a.Files, func(i, j int) bool { return a.Files[i].Path < a.Files[j].Path })
 	}
 	var buf bytes.Buffer
 	buf.WriteString("# agents.yaml: written by quiver; what it added to agents' configuration and folders\n")

@@ -1,0 +1,167 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// The rest of a plugin (SPEC §16): servers, subagents and commands reach
+// each agent in its own format. An adapter plans what its agent gets
+// (Plan); the transaction here merges that into the agent's files,
+// records it and undoes it, the same way for every agent.
+
+// Plan is what of the plugins' parts reaches one agent in one scope.
+type Plan struct {
+	// Files are the named members quiver keeps in the agent's files.
+	Files []FileMembers
+	// Routed are the plugins (by name) that reach the agent whole through
+	// its own plugin loader: their skills and commands are not also
+	// linked into the agent's folders (each item reaches an agent once).
+	Routed map[string]bool
+	// Missed says what did not reach the agent, and why.
+	Missed []string
+}
+
+// FileMembers are the members quiver wants in one file.
+type FileMembers struct {
+	Path     string
+	Comments bool
+	Members  []wiring.Member
+}
+
+// add puts members into the plan's entry for path.
+func (p *Plan) add(path string, comments bool, m ...wiring.Member) {
+	for i := range p.Files {
+		if p.Files[i].Path == path {
+			p.Files[i].Members = append(p.Files[i].Members, m...)
+			return
+		}
+	}
+	p.Files = append(p.Files, FileMembers{Path: path, Comments: comments, Members: m})
+}
+
+// scopePlugins are the enabled plugins of the site's scope whose parts
+// may reach an agent: a project's only while the project is trusted, and
+// then as copies of what was trusted (SPEC §9, §16).
+func scopePlugins(site Site, d Docs) []plugins.Plugin {
+	if site.Scope.Location == plugins.Local && !d.Trusted {
+		return nil
+	}
+	return d.Plugins[site.Scope.Location]
+}
+
+// syncParts makes the agent's files hold what plan says, and nothing else
+// of quiver's: members quiver recorded in a file the plan no longer names
+// are removed (while unchanged). Only files the adapter names for the
+// site are ever touched, whatever the record says.
+func (w *Wirer) syncParts(site Site, entry *wiring.AgentRecord, plan Plan) error {
+	ag := site.Agent
+	allowed := map[string]bool{}
+	if ag.partFiles != nil {
+		for _, f := range ag.partFiles(w, site) {
+			allowed[f] = true
+		}
+	}
+	want := map[string]FileMembers{}
+	var paths []string
+	for _, f := range plan.Files {
+		if !allowed[f.Path] {
+			return fmt.Errorf("%s: quiver would write %s, which its adapter does not name", ag.Title, f.Path)
+		}
+		want[f.Path] = f
+		paths = append(paths, f.Path)
+	}
+	for _, f := range entry.Files {
+		if _, ok := want[f.Path]; !ok && allowed[f.Path] {
+			paths = append(paths, f.Path)
+		}
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	var kept []wiring.FileRecord
+	var errs []error
+	for _, path := range paths {
+		prev := entry.File(path)
+		var rec wiring.FileRecord
+		if prev != nil {
+			rec = *prev
+		}
+		rec.Path = path
+		r, err := w.syncFile(site, want[path], rec)
+		if err != nil {
+			errs = append(errs, err)
+			if prev != nil {
+				kept = append(kept, *prev)
+			}
+			continue
+		}
+		if len(r.Members) > 0 || len(r.Created) > 0 {
+			kept = append(kept, r)
+		}
+	}
+	entry.Files = kept
+	if len(errs) > 0 {
+		return fmt.Errorf("%s: %w", ag.Title, errs[0])
+	}
+	return nil
+}
+
+// syncFile applies one file's members, returning its new record.
+func (w *Wirer) syncFile(site Site, f FileMembers, rec wiring.FileRecord) (wiring.FileRecord, error) {
+	if err := w.checkFilePath(site, rec.Path); err != nil {
+		return rec, err
+	}
+	data, existed, err := ReadConfig(rec.Path)
+	if err != nil {
+		return rec, err
+	}
+	if !existed && len(f.Members) == 0 {
+		return wiring.FileRecord{Path: rec.Path}, nil
+	}
+	createdFile := rec.CreatedFile || (!existed && len(rec.Members) == 0)
+	s, err := wiring.SyncMembers(data, f.Comments, f.Members, rec.Members, rec.Created, createdFile)
+	if err != nil {
+		return rec, fmt.Errorf("%s: %w; it was left as it was", rec.Path, err)
+	}
+	for _, m := range s.Warnings {
+		w.warn(fmt.Sprintf("quiver: %s: %s", rec.Path, m))
+	}
+	switch {
+	case s.Delete:
+		err = os.Remove(rec.Path)
+	case s.Changed:
+		err = writeOthers(rec.Path, s.Data)
+	}
+	if err != nil {
+		return rec, fmt.Errorf("write %s: %w", rec.Path, err)
+	}
+	return wiring.FileRecord{Path: rec.Path, Members: s.Owned, Created: s.Created, CreatedFile: createdFile && !s.Delete}, nil
+}
+
+// checkFilePath refuses a file that is, or is reached through, a link,
+// as CheckConfigPath does for the hook configuration: a repository may
+// commit .cursor as a link to the user's home.
+func (w *Wirer) checkFilePath(site Site, path string) error {
+	for _, base := range []string{site.Base, w.Home} {
+		rel, err := filepath.Rel(base, path)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if err := wiring.SafeParents(base, rel, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file; quiver does not write through links", path)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s is outside %s and %s", path, site.Base, w.Home)
+}
