@@ -58,7 +58,7 @@ type Entry struct {
 	// manifest, written into it as plugins.EntryManifestPath.
 	Strict   bool   `json:"strict"`
 	Manifest string `json:"-"`
-	Problem string   `json:"problem,omitempty"`
+	Problem  string `json:"problem,omitempty"`
 }
 
 // Source says where an entry's plugin is.
