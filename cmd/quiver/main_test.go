@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
+	"github.com/quiver-cli/quiver/internal/modelserver"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -22,7 +23,17 @@ import (
 // tests that run quiver as a real process (the kill test).
 const asQuiver = "QUIVER_TEST_AS_QUIVER"
 
+// asMCP makes a re-executed test binary a minimal MCP server, the server
+// of the plugin the real-agent tests install.
+const asMCP = "QUIVER_TEST_AS_MCP"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asMCP) == "1" {
+		if err := modelserver.ServeMCP(os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(asQuiver) == "1" {
 		os.Exit(quiverMain())
 	}

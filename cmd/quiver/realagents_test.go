@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/gitserver"
+	"github.com/quiver-cli/quiver/internal/modelserver"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// The real agents, when a test names them (QUIVER_TEST_CLAUDE,
+// QUIVER_TEST_GEMINI, QUIVER_TEST_CODEX: each agent's executable), run
+// headless against a scripted model server on 127.0.0.1 that keeps what
+// they send, so a test sees what quiver gave each agent: the MCP tool
+// offered, the subagent known, the command's text (SPEC §16). Without
+// them the tests are skipped.
+
+// realAgent returns the agent's executable named by env, or skips.
+func realAgent(t *testing.T, env string) string {
+	t.Helper()
+	p := os.Getenv(env)
+	if p == "" {
+		t.Skipf("%s is not set", env)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s: %v", env, err)
+	}
+	return p
+}
+
+// wholePlugin is a plugin with one of each part an agent can take: a
+// stdio MCP server (this test binary, as a probe server), a subagent, a
+// command that uses ${CLAUDE_PLUGIN_ROOT}, a skill and a hook.
+func wholePlugin(t *testing.T) string {
+	dir := t.TempDir()
+	mcp, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"probe": map[string]any{"command": os.Args[0], "env": map[string]string{asMCP: "1"}},
+	}})
+	files := map[string]string{
+		".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0", "description": "Everything at once"}`,
+		".mcp.json":                  string(mcp),
+		"notes.txt":                  "notes\n",
+		"commands/hello.md":          "---\ndescription: Say hello\n---\nRead ${CLAUDE_PLUGIN_ROOT}/notes.txt and greet $ARGUMENTS.\n",
+		"agents/helper.md":           "---\nname: helper\ndescription: HELPER-AGENT-DESCRIPTION\n---\nYou help.\n",
+		"skills/tidy/SKILL.md":       "---\nname: tidy\ndescription: TIDY-SKILL-DESCRIPTION\n---\nTidy up.\n",
+	}
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// agentEnv is the environment of a real agent run: the harness's home,
+// no credentials or settings of the machine's, and quiver's test binary
+// acting as quiver for the hooks it calls.
+func agentEnv(h *harness, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "ANTHROPIC_"), strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "GEMINI_"),
+			strings.HasPrefix(k, "GOOGLE_"), strings.HasPrefix(k, "OPENAI_"), strings.HasPrefix(k, "CODEX_"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+h.home, "QUIVER_HOME="+h.home, asQuiver+"=1", "QUIVER_PROJECT_DIR=", "NO_COLOR=1")
+	return append(env, extra...)
+}
+
+func runAgent(t *testing.T, h *harness, env []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = h.project, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func TestRealClaudeGetsTheWholePlugin(t *testing.T) {
+	claude := realAgent(t, "QUIVER_TEST_CLAUDE")
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/demo", "main", wholePlugin(t), "demo"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, srv)
+	h.must("agent", "install", "claude", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/demo")
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	env := agentEnv(h, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=x",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "ENABLE_TOOL_SEARCH=false")
+	out := runAgent(t, h, env, claude, "-p", "/demo:hello world", "--output-format", "stream-json", "--verbose")
+	sent := model.All()
+	view := filepath.Join(plugins.ProjectMachineDir(h.home, h.project), "claude-plugins", "plugins", "demo")
+	for what, want := range map[string]string{
+		"the MCP server's tool":                 "mcp__plugin_demo_probe__" + modelserver.ProbeTool,
+		"the subagent, namespaced":              "demo:helper",
+		"the command's text, its path expanded": "Read " + view + "/notes.txt and greet world.",
+		"the skill":                             "TIDY-SKILL-DESCRIPTION",
+	} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("Claude did not send its model %s (%q)\nagent output:\n%s", what, want, out)
+		}
+	}
+}
