@@ -91,7 +91,7 @@ type Agent struct {
 	// removes what the adapter made outside the agent's files when the
 	// agent is removed. All nil for an agent that takes only hooks,
 	// skills and commands.
-	parts     func(w *Wirer, site Site, d Docs) (Plan, error)
+	parts     func(w *Wirer, site Site, d Docs, quiver string) (Plan, error)
 	partFiles func(w *Wirer, site Site) []string
 	cleanup   func(site Site) error
 

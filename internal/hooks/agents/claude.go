@@ -256,7 +256,7 @@ func kebab(s string) string {
 
 // claudeParts writes the scope's views and their marketplace, and plans
 // the settings that make Claude load them.
-func claudeParts(w *Wirer, site Site, d Docs) (Plan, error) {
+func claudeParts(w *Wirer, site Site, d Docs, _ string) (Plan, error) {
 	var routed []plugins.Plugin
 	for _, p := range scopePlugins(site, d) {
 		if claudeRouted(p) {

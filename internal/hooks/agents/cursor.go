@@ -117,3 +117,16 @@ func cursorEncode(c Call, r *hooks.Result, o Options) Answer {
 	}
 	return Answer{Stdout: marshal(out)}
 }
+
+// cursorMCP: Cursor's .cursor/mcp.json, with ${env:VAR} references.
+var cursorMCP = &mcpFormat{
+	Local: ".cursor/mcp.json", Global: ".cursor/mcp.json",
+	Keys:  []string{"mcpServers"},
+	Ref:   func(name string) string { return "${env:" + name + "}" },
+	Stdio: standardStdio,
+	Remote: func(_, url string, headers map[string]string) map[string]any {
+		return standardRemote(url, headers)
+	},
+}
+
+func init() { withMCP(Cursor, cursorMCP) }

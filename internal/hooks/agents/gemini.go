@@ -32,6 +32,20 @@ var Gemini = &Agent{
 	encode:      geminiEncode,
 }
 
+// geminiMCP: Gemini keeps servers beside its hooks, in settings.json,
+// and expands $VAR and ${VAR} there (not ${VAR:-default}).
+var geminiMCP = &mcpFormat{
+	Local: ".gemini/settings.json", Global: ".gemini/settings.json",
+	Keys: []string{"mcpServers"}, Comments: true,
+	Ref:   func(name string) string { return "${" + name + "}" },
+	Stdio: standardStdio,
+	Remote: func(kind, url string, headers map[string]string) map[string]any {
+		return withType(kind, standardRemote(url, headers))
+	},
+}
+
+func init() { withMCP(Gemini, geminiMCP) }
+
 // geminiGroup is Claude's group shape with a handler name, which Gemini
 // shows in /hooks and uses to enable or disable a hook.
 func geminiGroup(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {

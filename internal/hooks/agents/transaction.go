@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -353,7 +354,7 @@ func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) error {
 	}
 	var plan Plan
 	if site.Agent.parts != nil {
-		if plan, err = site.Agent.parts(w, site, d); err != nil {
+		if plan, err = site.Agent.parts(w, site, d, cmp.Or(entry.Command, "quiver")); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,145 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// Launch is how to start a plugin's stdio MCP server: the program, its
+// arguments (argv[0] first) and its whole environment.
+type Launch struct {
+	Path string
+	Argv []string
+	Env  []string
+}
+
+// ErrNotTrusted is wrapped when a project's server would start in a
+// project whose plugins the user has not trusted as they are.
+var ErrNotTrusted = errors.New("not trusted")
+
+// ServerLaunch resolves server of plugin name in the scope global names
+// (SPEC §16, `quiver mcp exec`): it checks again what the agent's
+// configuration cannot (the project trusted as it is now, the plugin
+// installed and enabled, the server still declared), then expands the
+// plugin's variables (${CLAUDE_PLUGIN_ROOT}, ${CLAUDE_PLUGIN_DATA},
+// ${CLAUDE_PROJECT_DIR}) and ${VAR} and ${VAR:-default} from environ. It
+// starts nothing.
+func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server string, environ []string) (Launch, error) {
+	if !global && l.Local == nil {
+		return Launch{}, errors.New("no project: name it with --project DIR, or -g for your own plugins")
+	}
+	s := l.Scope(global)
+	if s.Location == plugins.Local {
+		t, err := ProjectTrust(l, false)
+		if err != nil {
+			return Launch{}, err
+		}
+		if !t.Trusted() {
+			return Launch{}, fmt.Errorf("the plugins of %s are %w as they are now; review them and run quiver trust there", l.ProjectDir, ErrNotTrusted)
+		}
+	}
+	p, err := plugins.ReadPlugin(s, name)
+	if err != nil {
+		return Launch{}, err
+	}
+	if !p.Enabled() {
+		return Launch{}, fmt.Errorf("plugin %s is disabled", name)
+	}
+	var def plugins.ServerDef
+	found := false
+	for _, sv := range p.Parts().MCP {
+		if sv.Name == server {
+			if def, err = sv.Def(); err != nil {
+				return Launch{}, fmt.Errorf("MCP server %s of %s: %w", server, name, err)
+			}
+			found = true
+		}
+	}
+	switch {
+	case !found:
+		return Launch{}, fmt.Errorf("plugin %s has no MCP server %s", name, server)
+	case !def.Stdio():
+		return Launch{}, fmt.Errorf("MCP server %s of %s is a %s server, not a program to start", server, name, def.Type)
+	}
+	env := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := env[k]; !ok {
+			order = append(order, k)
+		}
+		env[k] = v
+	}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			set(k, v)
+		}
+	}
+	data := s.DataDir(name)
+	vars := map[string]string{plugins.VarPluginRoot: p.Dir, plugins.VarPluginData: data}
+	if s.Location == plugins.Local {
+		vars[plugins.VarProjectDir] = l.ProjectDir
+	}
+	var missing []string
+	expand := func(v string) string {
+		return plugins.MapVars(v, func(r plugins.Var) string {
+			if x, ok := vars[r.Name]; ok {
+				return x
+			}
+			if x, ok := env[r.Name]; ok && x != "" {
+				return x
+			}
+			if !r.HasDefault {
+				missing = append(missing, r.Name)
+			}
+			return r.Default
+		})
+	}
+	x := def.Map(expand)
+	if len(missing) > 0 {
+		return Launch{}, fmt.Errorf("MCP server %s of %s needs %s, which is not set", server, name, strings.Join(missing, ", "))
+	}
+	for k, v := range vars {
+		set(k, v)
+	}
+	for k, v := range x.Env {
+		set(k, v)
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return Launch{}, err
+	}
+	path := x.Command
+	if !strings.Contains(path, "/") {
+		if path, err = lookPath(x.Command, env["PATH"]); err != nil {
+			return Launch{}, fmt.Errorf("MCP server %s of %s: %w", server, name, err)
+		}
+	}
+	out := Launch{Path: path, Argv: append([]string{x.Command}, x.Args...)}
+	for _, k := range order {
+		out.Env = append(out.Env, k+"="+env[k])
+	}
+	return out, nil
+}
+
+// lookPath finds command on the given PATH (the server's, which may differ
+// from quiver's own).
+func lookPath(command, path string) (string, error) {
+	old := os.Getenv("PATH")
+	if path == old {
+		return exec.LookPath(command)
+	}
+	for _, dir := range strings.Split(path, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := dir + "/" + command
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not on PATH", command)
+}
