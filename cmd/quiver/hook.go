@@ -19,47 +19,6 @@ func (a *App) newHookCmd() *cobra.Command {
 	return cmd
 }
 
-// hookJSON is a hook in `hook list --json` (SPEC §7).
-type hookJSON struct {
-	Name     string `json:"name"`
-	Event    string `json:"event"`
-	Path     string `json:"path"`
-	Location string `json:"location"`
-	Plugin   string `json:"plugin"`
-	Status   string `json:"status"`
-	Reason   string `json:"reason"`
-	// Format is "native" or "claude"; Matcher and If are a Claude
-	// handler's, "" otherwise.
-	Format  string `json:"format"`
-	Matcher string `json:"matcher"`
-	If      string `json:"if"`
-	// Persistent: the hook asked hook serve to keep it running (§14).
-	Persistent bool `json:"persistent,omitempty"`
-}
-
-// hookListJSON is `hook list --json` (and hook serve's list).
-func hookListJSON(hs *discovery.HookSet, all bool) []hookJSON {
-	out := []hookJSON{}
-	for _, h := range hs.Hooks {
-		if !all && h.Status != discovery.Active {
-			continue
-		}
-		hj := hookJSON{
-			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
-			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason, Format: discovery.FormatNative,
-			Persistent: h.Persistent,
-		}
-		if h.Format == discovery.FormatClaude {
-			hj.Format = discovery.FormatClaude
-			if h.Handler != nil {
-				hj.Matcher, hj.If = h.Handler.Matcher, h.Handler.If
-			}
-		}
-		out = append(out, hj)
-	}
-	return out
-}
-
 type hookListOptions struct {
 	All, JSON bool
 }
@@ -97,7 +56,7 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 	if err != nil {
 		return err
 	}
-	out := hookListJSON(hs, o.All)
+	out := discovery.HookEntries(hs, o.All)
 	if n := hs.UntrustedCount(); n > 0 && !o.All {
 		a.warnf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)
 	}

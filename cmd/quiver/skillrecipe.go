@@ -12,33 +12,6 @@ import (
 // Skills and recipes are listed and shown the same way; these build both
 // command groups.
 
-// docJSON is a skill or recipe in `list --json` (SPEC §7).
-type docJSON struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Path        string   `json:"path"`
-	Location    string   `json:"location"`
-	Plugin      string   `json:"plugin"`
-	Status      string   `json:"status"`
-	Reason      string   `json:"reason"`
-	Warnings    []string `json:"warnings,omitempty"`
-}
-
-// docShowJSON adds the parsed file for `show --json` (SPEC §10).
-type docShowJSON struct {
-	docJSON
-	Frontmatter map[string]any `json:"frontmatter"`
-	Metadata    map[string]any `json:"metadata,omitempty"`
-	Body        string         `json:"body"`
-}
-
-func toDocJSON(d discovery.Doc) docJSON {
-	return docJSON{
-		Name: d.Name, Description: d.Description, Path: d.Path, Location: string(d.Location),
-		Plugin: pluginOrEmpty(d.Plugin), Status: string(d.Status), Reason: d.Reason, Warnings: d.Warnings,
-	}
-}
-
 type docKind struct {
 	kind    discovery.Kind
 	plural  string
@@ -92,17 +65,6 @@ plugin's name. --all adds shadowed, disabled and invalid ones with the reason.`,
 	return cmd
 }
 
-// docListJSON is `list --json` of skills or recipes (and hook serve's list).
-func docListJSON(docs []discovery.Doc, all bool) []docJSON {
-	out := []docJSON{}
-	for _, d := range docs {
-		if all || d.Status == discovery.Active {
-			out = append(out, toDocJSON(d))
-		}
-	}
-	return out
-}
-
 func (a *App) runDocList(k docKind, all, asJSON bool) error {
 	layout, err := a.layout()
 	if err != nil {
@@ -112,7 +74,7 @@ func (a *App) runDocList(k docKind, all, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	out := docListJSON(docs, all)
+	out := discovery.DocEntries(docs, all)
 	if asJSON {
 		return writeJSON(a.Stdout, out)
 	}
@@ -148,42 +110,15 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	d, ok := discovery.Find(docs, name)
-	if !ok {
-		return fmt.Errorf("no %s named %s; see quiver %s list", k.kind, name, k.kind)
+	d, notice, invalid, err := discovery.Shown(k.kind, docs, name)
+	if err != nil {
+		return err
 	}
-	if d.Escape != "" {
-		// Its file is not the project's: never read it.
-		return fmt.Errorf("%s %s is invalid: %s", k.kind, d.Name, d.Reason)
+	if notice != "" {
+		a.warnf("quiver: %s", notice)
 	}
-	if d.Status != discovery.Active && d.Status != discovery.Invalid {
-		a.warnf("quiver: %s %s is %s: %s", k.kind, d.Name, d.Status, d.Reason)
-	}
-	// An invalid item is still shown (the file is what needs fixing), but
-	// the command fails, so a script never takes it for a good one.
-	var invalid error
-	if d.Status == discovery.Invalid {
-		invalid = fmt.Errorf("%s %s is invalid: %s", k.kind, d.Name, d.Reason)
-	}
-	// Listings carry cached summaries; show parses the file itself.
-	full := discovery.InspectDoc(k.kind, d.Path, d.Name)
-	d.Frontmatter, d.Body = full.Frontmatter, full.Body
 	if asJSON {
-		out := docShowJSON{docJSON: toDocJSON(d), Frontmatter: d.Frontmatter, Body: d.Body}
-		if out.Frontmatter == nil {
-			out.Frontmatter = map[string]any{}
-		}
-		if k.kind == discovery.Skill {
-			for key, v := range d.Frontmatter {
-				if key != "name" && key != "description" {
-					if out.Metadata == nil {
-						out.Metadata = map[string]any{}
-					}
-					out.Metadata[key] = v
-				}
-			}
-		}
-		if err := writeJSON(a.Stdout, out); err != nil {
+		if err := writeJSON(a.Stdout, discovery.ShowOf(k.kind, d)); err != nil {
 			return err
 		}
 		return invalid

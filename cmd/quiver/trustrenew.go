@@ -41,14 +41,6 @@ func (a *App) queryTimeout() time.Duration {
 	return d
 }
 
-// pluginOrEmpty is the plugin name for JSON: org/repo or "".
-func pluginOrEmpty(n plugins.Name) string {
-	if n.IsZero() {
-		return ""
-	}
-	return n.String()
-}
-
 // keepTrust runs a local change the user asked for (plugin add, remove,
 // update, enable, disable; marketplace add, update, remove) and renews the
 // project's trust for exactly what it changed, under discovery's rules

@@ -1,14 +1,14 @@
-package main
+package hooks
 
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // BenchmarkServeRun is hook serve's run without the pipes: what quiver
@@ -27,23 +27,27 @@ func BenchmarkServeRun(b *testing.B) {
 	project := b.TempDir()
 	os.Mkdir(filepath.Join(project, ".git"), 0o755)
 	env := map[string]string{"QUIVER_HOME": home, "HOME": home}
-	a := &App{Stdin: nil, Stdout: io.Discard, Stderr: io.Discard,
-		Getenv: func(k string) string { return env[k] }, Getwd: func() (string, error) { return project, nil }}
-	layout, err := a.layout()
+	dir, err := plugins.ProjectDir("", "", project)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := a.newHookServer(layout, hooks.DefaultTimeout, false)
-	defer s.close()
+	global, err := plugins.GlobalRoot(func(k string) string { return env[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	layout := plugins.NewLayout(dir, global)
+	o := discovery.Options{Layout: layout, Env: []string{"QUIVER_PROJECT_DIR=" + layout.ProjectDir}, QueryTimeout: discovery.DefaultQueryTimeout}
+	s := NewServer(o, &Runner{Executor: Executor{ProjectDir: layout.ProjectDir}}, DefaultTimeout, false)
+	defer s.Close()
 	params := json.RawMessage(`{"event":"before_tool_call","payload":{"tool_name":"bash","tool_input":{"command":"ls"}}}`)
 	ctx := context.Background()
 	for range 3 { // the session's first discoveries
-		if _, err := s.handle(ctx, "run", params); err != nil {
+		if _, err := s.Handle(ctx, "run", params); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for b.Loop() {
-		res, err := s.handle(ctx, "run", params)
+		res, err := s.Handle(ctx, "run", params)
 		if err != nil {
 			b.Fatal(err)
 		}
