@@ -1,19 +1,15 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -90,32 +86,8 @@ func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, o plugins.S
 // finding is one problem plugin validate or doctor reports.
 type finding = format.Finding
 
-// report is the --json output of validate and doctor.
-type report struct {
-	Dir      string    `json:"dir,omitempty"`
-	Errors   int       `json:"errors"`
-	Warnings int       `json:"warnings"`
-	Findings []finding `json:"findings"`
-}
-
-func newReport(dir string, fs []finding) report {
-	r := report{Dir: dir, Findings: fs}
-	if r.Findings == nil {
-		r.Findings = []finding{}
-	}
-	for _, f := range fs {
-		switch f.Severity {
-		case "error":
-			r.Errors++
-		case "warning":
-			r.Warnings++
-		}
-	}
-	return r
-}
-
 // printReport prints findings for humans.
-func (a *App) printReport(r report) {
+func (a *App) printReport(r format.Report) {
 	for _, f := range r.Findings {
 		where := f.File
 		if where != "" {
@@ -163,7 +135,7 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 			if run {
 				a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
 			}
-			r := newReport(abs, validatePlugin(cmd.Context(), abs, run, a.queryTimeout()))
+			r := format.NewReport(abs, hooks.ValidatePlugin(cmd.Context(), abs, run, a.queryTimeout()))
 			if asJSON {
 				if err := writeJSON(a.Stdout, r); err != nil {
 					return err
@@ -183,68 +155,4 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&run, "run", false, "also run each native hook (\"hook\", then \"run\" on a sample payload): runs the plugin's code")
 	return cmd
-}
-
-// samplePayloads are the minimal payloads validate runs each hook with.
-var samplePayloads = map[string]string{
-	format.BeforeToolCall:  `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_user_id":"validate"}`,
-	format.AfterToolCall:   `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_output":"hello\n","tool_user_id":"validate"}`,
-	format.UserMessageSend: `{"conv_id":"quiver-validate","message":"hello"}`,
-	format.AgentStop:       `{"conv_id":"quiver-validate","messages":[]}`,
-	format.TurnEnd:         `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`,
-	format.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
-}
-
-// validatePlugin is format.Validate, plus, with run, each native hook's
-// answer to `hook` and a run on the sample payload for its event.
-func validatePlugin(ctx context.Context, dir string, run bool, queryTimeout time.Duration) []finding {
-	out, natives := format.Validate(dir)
-	rel := func(p string) string {
-		r, err := filepath.Rel(dir, p)
-		if err != nil {
-			return p
-		}
-		return filepath.ToSlash(r)
-	}
-	if !run {
-		for _, h := range natives {
-			out = append(out, finding{Severity: "info", File: rel(h.Path), Reason: "not run: its event and its answer are checked with --run, which runs it"})
-		}
-		return out
-	}
-	dataDir, err := os.MkdirTemp("", "quiver-validate-")
-	if err == nil {
-		defer os.RemoveAll(dataDir)
-	}
-	ex := &hooks.Executor{ProjectDir: dir, Timeout: 10 * time.Second}
-	for _, h := range natives {
-		out = append(out, runHookCheck(ctx, dir, rel(h.Path), h.Path, dataDir, ex, queryTimeout)...)
-	}
-	return out
-}
-
-// runHookCheck runs one native hook as validate --run does: its answer to
-// `hook`, then `run` on the sample payload for its event.
-func runHookCheck(ctx context.Context, dir, relPath, path, dataDir string, ex *hooks.Executor, queryTimeout time.Duration) []finding {
-	errf := func(reason, fix string) []finding {
-		return []finding{{Severity: "error", File: relPath, Reason: reason, Fix: fix}}
-	}
-	declared, err := discovery.AskType(ctx, path, dir, ex.Env, queryTimeout)
-	event := declared.Event
-	if err != nil {
-		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(format.Events, ", "))
-	}
-	p, _ := hooks.ParsePayload(event, []byte(samplePayloads[event]), dir)
-	data, _ := json.Marshal(p)
-	h := discovery.Hook{Name: relPath, Path: path, Location: plugins.Local, Status: discovery.Active}
-	if dataDir != "" {
-		h.PluginRoot, h.DataDir = dir, filepath.Join(dataDir, "data")
-		h.Plugin, _ = plugins.ParseName("validate/plugin")
-	}
-	o := ex.Run(ctx, h, event, data, dir)
-	if o.Status == hooks.Failed || o.Status == hooks.TimedOut {
-		return errf(fmt.Sprintf("fails `run` on a minimal %s payload: %s", event, o.Error),
-			"tolerate missing fields; print nothing and exit 0 for no action (try: quiver hook test ./"+relPath+" --event "+event+")")
-	}
-	return nil
 }

@@ -2,13 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 func (a *App) newDoctorCmd() *cobra.Command {
@@ -35,7 +34,7 @@ healthy setup (notes only), 1 otherwise. It never runs untrusted hooks.`,
 			if err != nil {
 				return err
 			}
-			r := newReport("", fs)
+			r := format.NewReport("", fs)
 			if asJSON {
 				if err := writeJSON(a.Stdout, r); err != nil {
 					return err
@@ -63,107 +62,18 @@ func scopeRoots(l plugins.Layout) string {
 	return l.Local.Root + " and " + l.Global.Root
 }
 
+// diagnose is what doctor reports: the environment's switch, then each
+// room's checks (discovery's of the scopes, the agents' wiring).
 func (a *App) diagnose(cmd *cobra.Command, layout plugins.Layout) ([]finding, error) {
 	var out []finding
-	add := func(sev, file, reason, fix string) {
-		out = append(out, finding{Severity: sev, File: file, Reason: reason, Fix: fix})
-	}
 	if a.Getenv("QUIVER_NO_HOOKS") == "1" {
-		add("warning", "", "QUIVER_NO_HOOKS=1 is set: no hook runs at all", "unset QUIVER_NO_HOOKS")
+		out = append(out, finding{Severity: "warning", Reason: "QUIVER_NO_HOOKS=1 is set: no hook runs at all", Fix: "unset QUIVER_NO_HOOKS"})
 	}
-	hs, err := discovery.Hooks(cmd.Context(), a.discoveryOptions(layout))
+	fs, err := discovery.Diagnose(cmd.Context(), a.discoveryOptions(layout))
 	if err != nil {
 		return nil, err
 	}
-	untrusted := 0
-	for _, h := range hs.Hooks {
-		switch h.Status {
-		case discovery.Invalid:
-			add("error", h.Path, fmt.Sprintf("hook %s is invalid: %s", h.Name, h.Reason), "see what it does with: quiver hook test "+h.Path+" --event EVENT")
-		case discovery.Untrusted:
-			untrusted++
-		}
-	}
-	if untrusted > 0 {
-		add("warning", "", fmt.Sprintf("%d project hook(s) are not trusted, so they never run", untrusted),
-			"review them with quiver hook list --all, then run quiver trust")
-	}
-	for _, sk := range hs.Skipped {
-		add("warning", sk.Path, "in a hooks folder but not a hook: "+sk.Reason, "chmod +x it if it is a hook, or move it out of hooks/")
-	}
-	for _, kind := range []discovery.Kind{discovery.Skill, discovery.Recipe} {
-		find := discovery.Recipes
-		if kind == discovery.Skill {
-			find = discovery.Skills
-		}
-		docs, err := find(a.discoveryOptions(layout))
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range docs {
-			if d.Status == discovery.Invalid {
-				add("warning", d.Path, fmt.Sprintf("%s %s is invalid: %s", kind, d.Name, d.Reason), "fix its frontmatter (quiver plugin validate checks a plugin)")
-			}
-		}
-	}
-	gitMissing := false
-	if _, err := exec.LookPath("git-upload-pack"); err != nil {
-		if _, err := exec.LookPath("git"); err != nil {
-			gitMissing = true
-		}
-	}
-	for _, s := range layout.Scopes() {
-		res, err := plugins.Verify(s)
-		if err != nil {
-			add("error", s.LockPath(), err.Error(), "restore the lock file from version control")
-			continue
-		}
-		for _, r := range res {
-			dir := filepath.Join(s.PluginsDir(), r.Name) // leftovers are named by their folder
-			if n, err := plugins.ParseName(r.Name); err == nil {
-				dir = s.PluginDir(n)
-			}
-			switch r.Status {
-			case "modified":
-				add("error", dir, fmt.Sprintf("%s plugin %s differs from the lock file %s", s.Location, r.Name, describeChangedList(r.Changed)),
-					"quiver plugin install"+scopeFlag(s)+" restores the locked version")
-			case "missing":
-				add("error", s.LockPath(), fmt.Sprintf("%s plugin %s is in the lock file but not installed", s.Location, r.Name), "quiver plugin install"+scopeFlag(s))
-			case "unlocked":
-				add("warning", dir, fmt.Sprintf("%s plugin %s is installed but not in the lock file", s.Location, r.Name),
-					"add it properly with quiver plugin add --force, or remove it with quiver plugin install --prune"+scopeFlag(s))
-			case "leftover":
-				add("warning", dir, "leftover of an interrupted command", "any mutating command cleans it, e.g. quiver plugin install"+scopeFlag(s))
-			}
-		}
-		ps, err := plugins.ListPlugins(s)
-		if err != nil {
-			continue
-		}
-		for _, p := range ps {
-			if !p.Enabled() {
-				add("info", p.Dir, fmt.Sprintf("%s plugin %s is disabled: it contributes no hook, skill or recipe", s.Location, p.Name), "quiver plugin enable "+p.Name.String()+scopeFlag(s))
-			}
-			if gitMissing && p.Entry.Commit != "" && filepath.IsAbs(p.Entry.Source) {
-				add("error", p.Entry.Source, fmt.Sprintf("%s plugin %s comes from a local git repository, and git is not installed", s.Location, p.Name),
-					"install git: quiver clones local repositories with git-upload-pack")
-			}
-		}
-	}
+	out = append(out, fs...)
 	out = append(out, a.wirer(layout).Diagnose()...)
 	return out, nil
-}
-
-func scopeFlag(s plugins.Scope) string {
-	if s.Location == plugins.Global {
-		return " -g"
-	}
-	return ""
-}
-
-func describeChangedList(changed []string) string {
-	if len(changed) == 0 {
-		return "(content hash)"
-	}
-	return fmt.Sprintf("(changed: %s)", plugins.ChangedList(changed))
 }

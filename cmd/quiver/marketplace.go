@@ -250,7 +250,7 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 				if errors.Is(err, plugins.ErrNoMarketplace) {
 					if other, ok := layout.Other(in.Scope); ok {
 						if ms, _ := plugins.ListMarketplaces(other); hasMarketplace(ms, args[0]) {
-							return fmt.Errorf("marketplace %s is in the %s scope; use quiver marketplace remove%s %s", args[0], other.Location, scopeFlag(other), args[0])
+							return fmt.Errorf("marketplace %s is in the %s scope; use quiver marketplace remove%s %s", args[0], other.Location, discovery.ScopeFlag(other), args[0])
 						}
 					}
 				}

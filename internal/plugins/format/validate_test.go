@@ -45,3 +45,16 @@ func TestValidateRunsNothing(t *testing.T) {
 		t.Fatal("validate ran a hook")
 	}
 }
+
+// TestNewReport: a report counts errors and warnings (not notes) and
+// lists [] rather than null.
+func TestNewReport(t *testing.T) {
+	r := NewReport("", nil)
+	if r.Findings == nil || r.Errors != 0 || r.Warnings != 0 {
+		t.Errorf("empty: %+v", r)
+	}
+	r = NewReport("/p", []Finding{{Severity: "error"}, {Severity: "warning"}, {Severity: "warning"}, {Severity: "info"}})
+	if r.Dir != "/p" || r.Errors != 1 || r.Warnings != 2 || len(r.Findings) != 4 {
+		t.Errorf("counted: %+v", r)
+	}
+}

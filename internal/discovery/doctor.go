@@ -1,0 +1,120 @@
+package discovery
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+)
+
+// Diagnose finds what `quiver doctor` reports about the scopes of o, each
+// finding with what to do: invalid hooks, untrusted project hooks, files
+// in hooks folders that are no hook, invalid skills and recipes, lock/disk
+// drift and leftovers of interrupted commands, disabled plugins, and
+// plugins from local git repositories when git is missing. It never runs
+// an untrusted hook. An error is a scope that cannot be read at all.
+func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
+	var out []format.Finding
+	add := func(sev, file, reason, fix string) {
+		out = append(out, format.Finding{Severity: sev, File: file, Reason: reason, Fix: fix})
+	}
+	hs, err := Hooks(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	untrusted := 0
+	for _, h := range hs.Hooks {
+		switch h.Status {
+		case Invalid:
+			add("error", h.Path, fmt.Sprintf("hook %s is invalid: %s", h.Name, h.Reason), "see what it does with: quiver hook test "+h.Path+" --event EVENT")
+		case Untrusted:
+			untrusted++
+		}
+	}
+	if untrusted > 0 {
+		add("warning", "", fmt.Sprintf("%d project hook(s) are not trusted, so they never run", untrusted),
+			"review them with quiver hook list --all, then run quiver trust")
+	}
+	for _, sk := range hs.Skipped {
+		add("warning", sk.Path, "in a hooks folder but not a hook: "+sk.Reason, "chmod +x it if it is a hook, or move it out of hooks/")
+	}
+	for _, kind := range []Kind{Skill, Recipe} {
+		find := Recipes
+		if kind == Skill {
+			find = Skills
+		}
+		docs, err := find(o)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if d.Status == Invalid {
+				add("warning", d.Path, fmt.Sprintf("%s %s is invalid: %s", kind, d.Name, d.Reason), "fix its frontmatter (quiver plugin validate checks a plugin)")
+			}
+		}
+	}
+	gitMissing := false
+	if _, err := exec.LookPath("git-upload-pack"); err != nil {
+		if _, err := exec.LookPath("git"); err != nil {
+			gitMissing = true
+		}
+	}
+	for _, s := range o.Layout.Scopes() {
+		res, err := plugins.Verify(s)
+		if err != nil {
+			add("error", s.LockPath(), err.Error(), "restore the lock file from version control")
+			continue
+		}
+		for _, r := range res {
+			dir := filepath.Join(s.PluginsDir(), r.Name) // leftovers are named by their folder
+			if n, err := plugins.ParseName(r.Name); err == nil {
+				dir = s.PluginDir(n)
+			}
+			switch r.Status {
+			case "modified":
+				add("error", dir, fmt.Sprintf("%s plugin %s differs from the lock file %s", s.Location, r.Name, describeChangedList(r.Changed)),
+					"quiver plugin install"+ScopeFlag(s)+" restores the locked version")
+			case "missing":
+				add("error", s.LockPath(), fmt.Sprintf("%s plugin %s is in the lock file but not installed", s.Location, r.Name), "quiver plugin install"+ScopeFlag(s))
+			case "unlocked":
+				add("warning", dir, fmt.Sprintf("%s plugin %s is installed but not in the lock file", s.Location, r.Name),
+					"add it properly with quiver plugin add --force, or remove it with quiver plugin install --prune"+ScopeFlag(s))
+			case "leftover":
+				add("warning", dir, "leftover of an interrupted command", "any mutating command cleans it, e.g. quiver plugin install"+ScopeFlag(s))
+			}
+		}
+		ps, err := plugins.ListPlugins(s)
+		if err != nil {
+			continue
+		}
+		for _, p := range ps {
+			if !p.Enabled() {
+				add("info", p.Dir, fmt.Sprintf("%s plugin %s is disabled: it contributes no hook, skill or recipe", s.Location, p.Name), "quiver plugin enable "+p.Name.String()+ScopeFlag(s))
+			}
+			if gitMissing && p.Entry.Commit != "" && filepath.IsAbs(p.Entry.Source) {
+				add("error", p.Entry.Source, fmt.Sprintf("%s plugin %s comes from a local git repository, and git is not installed", s.Location, p.Name),
+					"install git: quiver clones local repositories with git-upload-pack")
+			}
+		}
+	}
+	return out, nil
+}
+
+// ScopeFlag is what a command line acting on s adds: " -g" for the
+// user's scope, "" for the project's. Advice names the command to run.
+func ScopeFlag(s plugins.Scope) string {
+	if s.Location == plugins.Global {
+		return " -g"
+	}
+	return ""
+}
+
+func describeChangedList(changed []string) string {
+	if len(changed) == 0 {
+		return "(content hash)"
+	}
+	return fmt.Sprintf("(changed: %s)", plugins.ChangedList(changed))
+}

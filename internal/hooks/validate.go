@@ -1,0 +1,80 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+)
+
+// samplePayloads are the minimal payloads validate runs each hook with.
+var samplePayloads = map[string]string{
+	format.BeforeToolCall:  `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_user_id":"validate"}`,
+	format.AfterToolCall:   `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_output":"hello\n","tool_user_id":"validate"}`,
+	format.UserMessageSend: `{"conv_id":"quiver-validate","message":"hello"}`,
+	format.AgentStop:       `{"conv_id":"quiver-validate","messages":[]}`,
+	format.TurnEnd:         `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`,
+	format.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
+}
+
+// ValidatePlugin is plugin validate: format.Validate of the plugin folder
+// dir, plus, with run, each native hook's answer to `hook` and a run on a
+// minimal payload for its event (which runs the plugin's code).
+func ValidatePlugin(ctx context.Context, dir string, run bool, queryTimeout time.Duration) []format.Finding {
+	out, natives := format.Validate(dir)
+	rel := func(p string) string {
+		r, err := filepath.Rel(dir, p)
+		if err != nil {
+			return p
+		}
+		return filepath.ToSlash(r)
+	}
+	if !run {
+		for _, h := range natives {
+			out = append(out, format.Finding{Severity: "info", File: rel(h.Path), Reason: "not run: its event and its answer are checked with --run, which runs it"})
+		}
+		return out
+	}
+	dataDir, err := os.MkdirTemp("", "quiver-validate-")
+	if err == nil {
+		defer os.RemoveAll(dataDir)
+	}
+	ex := &Executor{ProjectDir: dir, Timeout: 10 * time.Second}
+	for _, h := range natives {
+		out = append(out, runHookCheck(ctx, dir, rel(h.Path), h.Path, dataDir, ex, queryTimeout)...)
+	}
+	return out
+}
+
+// runHookCheck runs one native hook as validate --run does: its answer to
+// `hook`, then `run` on the sample payload for its event.
+func runHookCheck(ctx context.Context, dir, relPath, path, dataDir string, ex *Executor, queryTimeout time.Duration) []format.Finding {
+	errf := func(reason, fix string) []format.Finding {
+		return []format.Finding{{Severity: "error", File: relPath, Reason: reason, Fix: fix}}
+	}
+	declared, err := discovery.AskType(ctx, path, dir, ex.Env, queryTimeout)
+	event := declared.Event
+	if err != nil {
+		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(format.Events, ", "))
+	}
+	p, _ := ParsePayload(event, []byte(samplePayloads[event]), dir)
+	data, _ := json.Marshal(p)
+	h := discovery.Hook{Name: relPath, Path: path, Location: plugins.Local, Status: discovery.Active}
+	if dataDir != "" {
+		h.PluginRoot, h.DataDir = dir, filepath.Join(dataDir, "data")
+		h.Plugin, _ = plugins.ParseName("validate/plugin")
+	}
+	o := ex.Run(ctx, h, event, data, dir)
+	if o.Status == Failed || o.Status == TimedOut {
+		return errf(fmt.Sprintf("fails `run` on a minimal %s payload: %s", event, o.Error),
+			"tolerate missing fields; print nothing and exit 0 for no action (try: quiver hook test ./"+relPath+" --event "+event+")")
+	}
+	return nil
+}
