@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
@@ -19,38 +18,11 @@ import (
 // only: no hook runs, no process starts, nothing is fetched.
 
 func (a *App) completePluginNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	return a.completeScopeNames(toComplete, nil, func(s plugins.Scope) ([]string, error) {
-		ps, err := plugins.ListPlugins(s)
-		names := make([]string, len(ps))
-		for i, p := range ps {
-			names[i] = p.Name.String()
-		}
-		return names, err
-	})
-}
-
-// completeScopeNames offers the names each scope lists that start with
-// toComplete, once each, leaving out those in skip.
-func (a *App) completeScopeNames(toComplete string, skip []string, list func(plugins.Scope) ([]string, error)) ([]string, cobra.ShellCompDirective) {
 	layout, err := a.layout()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range layout.Scopes() {
-		names, err := list(s)
-		if err != nil {
-			continue
-		}
-		for _, n := range names {
-			if !seen[n] && strings.HasPrefix(n, toComplete) && !slices.Contains(skip, n) {
-				seen[n] = true
-				out = append(out, n)
-			}
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return plugins.CompletePlugins(layout, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 func completeEvents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -70,50 +42,23 @@ func (a *App) completeHookNames(cmd *cobra.Command, args []string, toComplete st
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	var out []string
-	for _, s := range layout.Scopes() {
-		standalone, err := plugins.ScanDir(s.Root)
-		if err == nil {
-			for _, h := range standalone.Hooks {
-				out = append(out, h.Name)
-			}
-		}
-		ps, err := plugins.ListPlugins(s)
-		if err != nil {
-			continue
-		}
-		for _, p := range ps {
-			for _, h := range p.Contents.Hooks {
-				out = append(out, discovery.ItemName(p.Name, h.Name))
-			}
-		}
-	}
-	var match []string
-	for _, n := range out {
-		if strings.HasPrefix(n, toComplete) {
-			match = append(match, n)
-		}
-	}
-	return match, cobra.ShellCompDirectiveDefault
+	return discovery.CompleteHooks(layout, toComplete), cobra.ShellCompDirectiveDefault
 }
 
 // completeMarketplaceNames lists the marketplaces added in either scope,
-// from the lock files.
+// from the lock files, leaving out those already given.
 func (a *App) completeMarketplaceNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	return a.completeScopeNames(toComplete, args, func(s plugins.Scope) ([]string, error) {
-		ms, err := plugins.ListMarketplaces(s)
-		names := make([]string, len(ms))
-		for i, m := range ms {
-			names[i] = m.Name
-		}
-		return names, err
-	})
+	layout, err := a.layout()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return plugins.CompleteMarketplaces(layout, toComplete, args), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeMarketplacePlugins offers plugin add every installable entry
-// of the added marketplaces as PLUGIN@MARKETPLACE, with its description,
-// read from the checked-out marketplace.json files. Anything that looks
-// like a path or a URL is left to the shell's file completion.
+// of the added marketplaces as PLUGIN@MARKETPLACE, with its description.
+// Anything that looks like a path or a URL is left to the shell's file
+// completion.
 func (a *App) completeMarketplacePlugins(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if strings.ContainsAny(toComplete, "/:~") || strings.HasPrefix(toComplete, ".") {
 		return nil, cobra.ShellCompDirectiveDefault
@@ -122,35 +67,15 @@ func (a *App) completeMarketplacePlugins(cmd *cobra.Command, args []string, toCo
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	seen := map[string]bool{} // a project marketplace hides a global one of its name
 	var out []string
-	for _, s := range layout.Scopes() {
-		ms, err := plugins.ListMarketplaces(s)
-		if err != nil {
-			continue
+	for _, c := range marketplace.Complete(layout, toComplete) {
+		name := c.Name
+		// Names are validated; a description is the marketplace's
+		// text, made one plain line.
+		if d := visible(truncate(c.Description, 60)); d != "" {
+			name += "\t" + d
 		}
-		for _, mc := range ms {
-			if seen[mc.Name] || mc.Missing {
-				continue
-			}
-			seen[mc.Name] = true
-			m, err := marketplace.ReadDir(mc.Dir)
-			if err != nil {
-				continue
-			}
-			for _, e := range m.Entries {
-				name := e.Name + "@" + mc.Name
-				if e.Problem != "" || !strings.HasPrefix(name, toComplete) {
-					continue
-				}
-				// Names are validated; a description is the
-				// marketplace's text, made one plain line.
-				if d := visible(truncate(e.Description, 60)); d != "" {
-					name += "\t" + d
-				}
-				out = append(out, name)
-			}
-		}
+		out = append(out, name)
 	}
 	return out, cobra.ShellCompDirectiveDefault
 }

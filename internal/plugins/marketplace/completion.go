@@ -1,0 +1,48 @@
+package marketplace
+
+import (
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// Candidate is an installable entry offered to shell completion.
+type Candidate struct {
+	// Name is PLUGIN@MARKETPLACE, what plugin add takes.
+	Name string
+	// Description is the marketplace's text, as it wrote it.
+	Description string
+}
+
+// Complete lists every installable entry of the marketplaces added in
+// l's scopes whose PLUGIN@MARKETPLACE starts with prefix, read from the
+// checked-out marketplace.json files. A project marketplace hides a
+// global one of its name; a missing or unreadable one offers nothing.
+func Complete(l plugins.Layout, prefix string) []Candidate {
+	seen := map[string]bool{}
+	var out []Candidate
+	for _, s := range l.Scopes() {
+		ms, err := plugins.ListMarketplaces(s)
+		if err != nil {
+			continue
+		}
+		for _, mc := range ms {
+			if seen[mc.Name] || mc.Missing {
+				continue
+			}
+			seen[mc.Name] = true
+			m, err := ReadDir(mc.Dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range m.Entries {
+				name := e.Name + "@" + mc.Name
+				if e.Problem != "" || !strings.HasPrefix(name, prefix) {
+					continue
+				}
+				out = append(out, Candidate{Name: name, Description: e.Description})
+			}
+		}
+	}
+	return out
+}
