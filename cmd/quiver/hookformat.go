@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -68,7 +67,7 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 	}
 	ans := ag.Encode(call, res, opts)
 	if call.Event == format.SessionStart {
-		a.markAgentShell()
+		discovery.MarkAgentShell(a.Getenv)
 	}
 	if !a.printAnswer(ans) {
 		select {} // lastWords answered and ends the process
@@ -131,28 +130,4 @@ func (a *App) printAnswer(ans agents.Answer) bool {
 		fmt.Fprintln(a.Stderr, visible(ans.Stderr))
 	}
 	return true
-}
-
-// markAgentShell exports QUIVER_IN_AGENT=1 into the agent's own shell
-// where the agent offers a way (Claude's CLAUDE_ENV_FILE, a file of
-// exports it sources before each Bash call it starts, given to SessionStart
-// hooks), so that a quiver trust an agent runs from its Bash tool is
-// refused even where the agent's own marker is missing (SPEC §9). The file
-// is appended to only when it is a regular file or does not exist yet.
-func (a *App) markAgentShell() {
-	path := a.Getenv("CLAUDE_ENV_FILE")
-	if path == "" || !filepath.IsAbs(path) {
-		return
-	}
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		f.WriteString("export QUIVER_IN_AGENT=1\n")
-	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/safefs"
 	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
@@ -96,41 +94,14 @@ func (a *App) hookTimeout(cmd *cobra.Command, flag string) (time.Duration, error
 	return d, nil
 }
 
-// maxPayload bounds an event payload, from stdin or --payload.
-const maxPayload = 256 << 20
-
-// readPayload reads --payload FILE (a regular file or a pipe such as
-// <(...), never a device), else stdin unless it is a terminal (then there
-// is no payload rather than a hang). More than maxPayload is an error, not
-// a truncated payload.
+// readPayload reads --payload FILE, else stdin unless it is a terminal
+// (then there is no payload rather than a hang).
 func (a *App) readPayload(file string) ([]byte, error) {
-	if file != "" {
-		fi, err := os.Stat(file)
-		if err != nil {
-			return nil, fmt.Errorf("read payload: %w", err)
-		}
-		if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeNamedPipe == 0 {
-			return nil, fmt.Errorf("read payload: %s is %s; give a file or a pipe", file, safefs.Kind(fi.Mode()))
-		}
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, fmt.Errorf("read payload: %w", err)
-		}
-		defer f.Close()
-		data, err := safefs.ReadAll(f, file, maxPayload)
-		if err != nil {
-			return nil, fmt.Errorf("read payload: %w", err)
-		}
-		return data, nil
+	stdin := a.Stdin
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		stdin = nil
 	}
-	if f, ok := a.Stdin.(*os.File); ok && isTerminal(f) {
-		return nil, nil
-	}
-	data, err := safefs.ReadAll(a.Stdin, "stdin", maxPayload)
-	if err != nil {
-		return nil, fmt.Errorf("read payload: %w", err)
-	}
-	return data, nil
+	return hooks.ReadPayload(file, stdin)
 }
 
 // parseEventPayload checks the event and reads and parses the payload.

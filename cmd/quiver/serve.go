@@ -16,8 +16,8 @@ import (
 
 // Bounds of what hook serve holds at once: one request line (an event
 // payload with a large tool output fits; hook run itself takes up to
-// maxPayload from a file), and the requests handled concurrently, so its
-// memory stays bounded whatever a client sends.
+// hooks.MaxPayload from a file), and the requests handled concurrently,
+// so its memory stays bounded whatever a client sends.
 const (
 	maxServeLine     = 32 << 20
 	maxServeInFlight = 16

@@ -74,40 +74,17 @@ func (a *App) runTrust(o trustOptions) error {
 	if err != nil {
 		return err
 	}
-	if layout.Local == nil {
-		return fmt.Errorf("%s is your home scope, whose hooks are always trusted; run quiver trust inside a project", layout.ProjectDir)
-	}
-	var t discovery.Trust
-	var changed, fromRepo []string
-	if agent := discovery.AgentSession(a.Getenv); agent != "" && !o.Revoke {
-		return fmt.Errorf("quiver trust records a person's decision, and this runs inside an agent's session (%s is set): run it yourself, in a terminal", agent)
-	}
-	if !o.Revoke {
-		// What the person is about to accept, named before it is.
-		if pre, err := discovery.ProjectTrust(layout, false); err == nil {
-			changed, _ = discovery.ChangedSinceRecord(layout, pre)
-		}
-		if fromRepo, err = discovery.RepositorySources(layout); err != nil {
-			return err
-		}
-	}
-	if o.Revoke {
-		had, err := discovery.RevokeTrust(layout)
-		if err != nil {
-			return err
-		}
-		if t, err = discovery.ProjectTrust(layout, false); err != nil {
-			return err
-		}
-		if !o.JSON {
-			if had {
-				a.warnf("No longer trusting the hooks of %s.", layout.ProjectDir)
-			} else {
-				a.warnf("%s was not trusted.", layout.ProjectDir)
-			}
-		}
-	} else if t, err = discovery.RecordTrust(layout); err != nil {
+	d, err := discovery.Decide(layout, o.Revoke, discovery.AgentSession(a.Getenv))
+	if err != nil {
 		return err
+	}
+	t, changed, fromRepo := d.Trust, d.Changed, d.Sources
+	if o.Revoke && !o.JSON {
+		if d.Revoked {
+			a.warnf("No longer trusting the hooks of %s.", layout.ProjectDir)
+		} else {
+			a.warnf("%s was not trusted.", layout.ProjectDir)
+		}
 	}
 	if o.JSON {
 		out := trustJSON{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []trustHookJSON{}, Replaces: []string{},
@@ -116,7 +93,7 @@ func (a *App) runTrust(o trustOptions) error {
 		for _, f := range t.Files {
 			out.Files = append(out.Files, f.Path)
 		}
-		for _, h := range trustListing(t) {
+		for _, h := range t.Listing() {
 			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: h.Escape})
 		}
 		out.Replaces = append(out.Replaces, t.Replaces...)
@@ -138,7 +115,7 @@ func (a *App) runTrust(o trustOptions) error {
 		a.warnf("%s has no project hooks; its plugin set is recorded as reviewed, so your own commands here keep it trusted.", layout.ProjectDir)
 		return nil
 	}
-	if listing := trustListing(t); len(listing) > 0 {
+	if listing := t.Listing(); len(listing) > 0 {
 		fmt.Fprintf(a.Stdout, "Trusted %d project hook(s) in %s:\n", len(t.Items), visible(layout.ProjectDir))
 		for _, h := range listing {
 			rel, err := filepath.Rel(layout.ProjectDir, h.Path)
@@ -164,27 +141,4 @@ func (a *App) runTrust(o trustOptions) error {
 	}
 	fmt.Fprintln(a.Stdout, "This holds until any of it changes; then quiver asks you again.")
 	return nil
-}
-
-// trustListing is what trust shows: each hook as hook list names it (a
-// native hook, a hooks.json handler), then the files of hooks folders that
-// are no hook (not regular, unsafe names) but which the fingerprint
-// covers, with why a hook never runs.
-func trustListing(t discovery.Trust) []discovery.ProjectHook {
-	escapes := map[string]string{}
-	for _, h := range t.Hooks {
-		escapes[h.Path] = h.Escape
-	}
-	var out []discovery.ProjectHook
-	listed := map[string]bool{}
-	for _, it := range t.Items {
-		out = append(out, discovery.ProjectHook{Name: it.Name, Path: it.Path, Escape: escapes[it.Path]})
-		listed[it.Path] = true
-	}
-	for _, h := range t.Hooks {
-		if !listed[h.Path] {
-			out = append(out, h)
-		}
-	}
-	return out
 }
