@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -76,10 +75,10 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
 			}
 			m, _ := marketplace.ReadDir(in.Scope.MarketplaceDir(got))
 			if asJSON {
-				return writeJSON(a.Stdout, marketplaceJSONOf(got, in.Scope, entry, m))
+				return writeJSON(a.Stdout, marketplace.ListingOf(got, in.Scope, entry, m))
 			}
 			a.warnf("Added marketplace %s %s (%s): %d plugin(s); find them with quiver search --marketplace %s",
-				got, scopeWord(in.Scope.Location), cmp.Or(shortCommit(entry.Commit), "copied"), countEntries(m), got)
+				got, scopeWord(in.Scope.Location), cmp.Or(shortCommit(entry.Commit), "copied"), marketplace.Count(m), got)
 			return nil
 		},
 	}
@@ -89,31 +88,6 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
 	f.BoolVar(&force, "force", false, "replace a marketplace of the same name")
 	f.BoolVar(&asJSON, "json", false, "print the marketplace as JSON")
 	return cmd
-}
-
-func countEntries(m *marketplace.Marketplace) int {
-	if m == nil {
-		return 0
-	}
-	return len(m.Entries)
-}
-
-// marketplaceJSON is a marketplace in --json output.
-type marketplaceJSON struct {
-	Name     string `json:"name"`
-	Location string `json:"location"`
-	Path     string `json:"path"`
-	Source   string `json:"source"`
-	Ref      string `json:"ref"`
-	Commit   string `json:"commit"`
-	Plugins  int    `json:"plugins"`
-	Missing  bool   `json:"missing,omitempty"`
-	Error    string `json:"error,omitempty"`
-}
-
-func marketplaceJSONOf(name string, s plugins.Scope, e plugins.MarketplaceEntry, m *marketplace.Marketplace) marketplaceJSON {
-	return marketplaceJSON{Name: name, Location: string(s.Location), Path: s.MarketplaceDir(name),
-		Source: e.Source, Ref: e.Ref, Commit: e.Commit, Plugins: countEntries(m)}
 }
 
 func (a *App) newMarketplaceListCmd() *cobra.Command {
@@ -127,24 +101,9 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := []marketplaceJSON{}
-			for _, s := range layout.Scopes() {
-				ms, err := plugins.ListMarketplaces(s)
-				if err != nil {
-					return err
-				}
-				for _, mc := range ms {
-					j := marketplaceJSONOf(mc.Name, s, mc.Entry, nil)
-					j.Missing = mc.Missing
-					if !mc.Missing {
-						m, err := marketplace.ReadDir(mc.Dir)
-						if err != nil {
-							j.Error = err.Error()
-						}
-						j.Plugins = countEntries(m)
-					}
-					out = append(out, j)
-				}
+			out, err := marketplace.List(layout)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return writeJSON(a.Stdout, out)
@@ -247,14 +206,7 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 				return discovery.Forget(layout, nil, args)
 			})
 			if err != nil {
-				if errors.Is(err, plugins.ErrNoMarketplace) {
-					if other, ok := layout.Other(in.Scope); ok {
-						if ms, _ := plugins.ListMarketplaces(other); hasMarketplace(ms, args[0]) {
-							return fmt.Errorf("marketplace %s is in the %s scope; use quiver marketplace remove%s %s", args[0], other.Location, discovery.ScopeFlag(other), args[0])
-						}
-					}
-				}
-				return err
+				return marketplace.Elsewhere(err, layout, in.Scope, args[0])
 			}
 			a.warnf("Removed marketplace %s; the plugins installed from it stay installed", args[0])
 			return nil
@@ -262,15 +214,6 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "remove it from your home")
 	return cmd
-}
-
-func hasMarketplace(ms []plugins.MarketplaceCheckout, name string) bool {
-	for _, m := range ms {
-		if m.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func truncate(s string, n int) string {

@@ -1,27 +1,14 @@
 package main
 
 import (
-	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 	"github.com/spf13/cobra"
 )
 
 // ---- search ----
 
-type searchJSON struct {
-	Name        string   `json:"name"`
-	Plugin      string   `json:"plugin"`
-	Marketplace string   `json:"marketplace"`
-	Location    string   `json:"location"`
-	Version     string   `json:"version"`
-	Description string   `json:"description"`
-	Category    string   `json:"category"`
-	Keywords    []string `json:"keywords"`
-	Source      string   `json:"source"`
-	Installed   string   `json:"installed"`
-	Score       int      `json:"score"`
-	Installable bool     `json:"installable"`
-	Reason      string   `json:"reason,omitempty"`
-}
+// searchJSON is an entry in `search --json`.
+type searchJSON = marketplace.Found
 
 func (a *App) newSearchCmd() *cobra.Command {
 	var only string
@@ -47,26 +34,7 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 			if err != nil {
 				return err
 			}
-			installed := map[string]string{}
-			for _, s := range layout.Scopes() {
-				if lock, _ := plugins.ReadLock(s.LockPath()); lock != nil {
-					for n := range lock.Plugins {
-						if installed[n] == "" {
-							installed[n] = string(s.Location)
-						}
-					}
-				}
-			}
-			found := []searchJSON{}
-			for _, h := range hits {
-				plugin := h.Marketplace + "/" + h.Name
-				found = append(found, searchJSON{
-					Name: h.Name + "@" + h.Marketplace, Plugin: plugin, Marketplace: h.Marketplace, Location: string(h.Location),
-					Version: h.Version, Description: h.Description, Category: h.Category,
-					Keywords: append(append([]string{}, h.Keywords...), h.Tags...), Source: h.Source.Type,
-					Installed: installed[plugin], Score: h.Score, Installable: h.Installable, Reason: h.Reason,
-				})
-			}
+			found := marketplace.Results(layout, hits)
 			if asJSON {
 				return writeJSON(a.Stdout, found)
 			}

@@ -76,14 +76,14 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 			switch r.Status {
 			case "modified":
 				add("error", dir, fmt.Sprintf("%s plugin %s differs from the lock file %s", s.Location, r.Name, describeChangedList(r.Changed)),
-					"quiver plugin install"+ScopeFlag(s)+" restores the locked version")
+					"quiver plugin install"+s.Flag()+" restores the locked version")
 			case "missing":
-				add("error", s.LockPath(), fmt.Sprintf("%s plugin %s is in the lock file but not installed", s.Location, r.Name), "quiver plugin install"+ScopeFlag(s))
+				add("error", s.LockPath(), fmt.Sprintf("%s plugin %s is in the lock file but not installed", s.Location, r.Name), "quiver plugin install"+s.Flag())
 			case "unlocked":
 				add("warning", dir, fmt.Sprintf("%s plugin %s is installed but not in the lock file", s.Location, r.Name),
-					"add it properly with quiver plugin add --force, or remove it with quiver plugin install --prune"+ScopeFlag(s))
+					"add it properly with quiver plugin add --force, or remove it with quiver plugin install --prune"+s.Flag())
 			case "leftover":
-				add("warning", dir, "leftover of an interrupted command", "any mutating command cleans it, e.g. quiver plugin install"+ScopeFlag(s))
+				add("warning", dir, "leftover of an interrupted command", "any mutating command cleans it, e.g. quiver plugin install"+s.Flag())
 			}
 		}
 		ps, err := plugins.ListPlugins(s)
@@ -92,7 +92,7 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 		}
 		for _, p := range ps {
 			if !p.Enabled() {
-				add("info", p.Dir, fmt.Sprintf("%s plugin %s is disabled: it contributes no hook, skill or recipe", s.Location, p.Name), "quiver plugin enable "+p.Name.String()+ScopeFlag(s))
+				add("info", p.Dir, fmt.Sprintf("%s plugin %s is disabled: it contributes no hook, skill or recipe", s.Location, p.Name), "quiver plugin enable "+p.Name.String()+s.Flag())
 			}
 			if gitMissing && p.Entry.Commit != "" && filepath.IsAbs(p.Entry.Source) {
 				add("error", p.Entry.Source, fmt.Sprintf("%s plugin %s comes from a local git repository, and git is not installed", s.Location, p.Name),
@@ -101,15 +101,6 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 		}
 	}
 	return out, nil
-}
-
-// ScopeFlag is what a command line acting on s adds: " -g" for the
-// user's scope, "" for the project's. Advice names the command to run.
-func ScopeFlag(s plugins.Scope) string {
-	if s.Location == plugins.Global {
-		return " -g"
-	}
-	return ""
 }
 
 func describeChangedList(changed []string) string {

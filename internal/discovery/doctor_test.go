@@ -31,7 +31,7 @@ func TestDiagnose(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, all)
 		}
 	}
-	if ScopeFlag(*tr.layout.Local) != "" || ScopeFlag(tr.layout.Global) != " -g" {
-		t.Error("ScopeFlag")
+	if tr.layout.Local.Flag() != "" || tr.layout.Global.Flag() != " -g" {
+		t.Error("Scope.Flag")
 	}
 }
