@@ -224,10 +224,12 @@ func completeAgents(cmd *cobra.Command, args []string, toComplete string) ([]str
 
 // resyncing lists the commands that change which skills and recipes are
 // active: each ends by re-syncing them into wired agents' folders.
-var resyncing = []string{"plugin add", "plugin remove", "plugin update", "plugin install", "plugin enable", "plugin disable"}
+var resyncing = []string{"plugin add", "plugin remove", "plugin update", "plugin install", "plugin enable", "plugin disable", "trust"}
 
-// resyncAfter makes the resyncing commands end with the agents' sync; a
-// failure there is a warning, since the command itself succeeded.
+// resyncAfter makes the resyncing commands end with the agents' sync
+// (trust and trust --revoke too: what of a project reaches its agents
+// depends on it, SPEC §16); a failure there is a warning, since the
+// command itself succeeded.
 func (a *App) resyncAfter(root *cobra.Command) {
 	for _, path := range resyncing {
 		cmd := lookup(root, strings.Fields(path)...)

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// execServer replaces quiver with a server (a seam for tests).
+var execServer = syscall.Exec
+
+func (a *App) newMCPCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Start plugins' MCP servers for agents",
+		Args:  noArgs,
+	}
+	var global bool
+	exec := &cobra.Command{
+		Use:   "exec PLUGIN SERVER",
+		Short: "Start a plugin's MCP server after checking trust (what agents' configurations call)",
+		Long: `Start MCP server SERVER of plugin PLUGIN on this process's stdio.
+
+This is what quiver writes into an agent's configuration for a project
+plugin's server: before it starts anything it checks again that the project
+is trusted as it is now, that the plugin is installed and enabled and still
+declares the server, then sets the plugin's variables (CLAUDE_PLUGIN_ROOT,
+CLAUDE_PLUGIN_DATA, CLAUDE_PROJECT_DIR) and the server's environment and
+replaces itself with the server.`,
+		Args:    exactArgs(2),
+		Example: "  quiver mcp exec --project ~/src/app acme/search docs\n  quiver mcp exec -g acme/search docs",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, err := plugins.ParseName(args[0])
+			if err != nil {
+				return usageErrorf(cmd, "%v", err)
+			}
+			l, err := a.layout()
+			if err != nil {
+				return err
+			}
+			launch, err := discovery.ServerLaunch(l, global, name, args[1], os.Environ())
+			if err != nil {
+				return err
+			}
+			return execServer(launch.Path, launch.Argv, launch.Env)
+		},
+	}
+	exec.Flags().BoolVarP(&global, "global", "g", false, "start a server of your own plugins (in your home)")
+	cmd.AddCommand(exec)
+	return cmd
+}
