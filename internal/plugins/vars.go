@@ -25,6 +25,20 @@ func MapVars(s string, f func(v Var) string) string {
 	})
 }
 
+// ExpandVars replaces the references to the variables vals names with
+// their values; every other reference stays as it is written.
+func ExpandVars(s string, vals map[string]string) string {
+	return MapVars(s, func(v Var) string {
+		if x, ok := vals[v.Name]; ok {
+			return x
+		}
+		if v.HasDefault {
+			return "${" + v.Name + ":-" + v.Default + "}"
+		}
+		return "${" + v.Name + "}"
+	})
+}
+
 // HasVars reports whether s refers to any variable.
 func HasVars(s string) bool { return varRef.MatchString(s) }
 

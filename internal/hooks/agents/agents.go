@@ -69,6 +69,10 @@ type Agent struct {
 	// or home); CommandsDir where it reads recipes as commands ("" when
 	// it has no such folder).
 	SkillsDir, CommandsDir string
+	// CommandSuffix ends a command's file name (".md" when empty);
+	// AgentsDir is where the agent reads subagents ("" when quiver
+	// gives it none), as files ending in AgentSuffix.
+	CommandSuffix, AgentsDir, AgentSuffix string
 	// Settings are keys quiver sets when absent for hooks to work (a
 	// format version, a switch), as dotted paths and JSON values.
 	Settings []Setting
@@ -84,6 +88,9 @@ type Agent struct {
 	// decode reads the agent's input for the native event; encode answers.
 	decode func(ev Event, input map[string]json.RawMessage) hooks.Payload
 	encode func(c Call, r *hooks.Result, o Options) Answer
+	// command and subagent translate a Claude-format command or subagent
+	// into the agent's format (nil: it takes them as they are).
+	command, subagent translator
 
 	// parts plans what else of the scope's plugins reaches the agent
 	// (parts.go); partFiles are the files it may keep members in for a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 // Cursor is Cursor's agent: .cursor/hooks.json with a format version and
@@ -27,11 +28,36 @@ var Cursor = &Agent{
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".cursor/skills",
 	CommandsDir: ".cursor/commands",
+	AgentsDir:   ".cursor/agents",
+	AgentSuffix: ".md",
+	subagent:    cursorSubagent,
 	Settings:    []Setting{{Keys: []string{"version"}, Value: json.RawMessage("1")}},
 	keys:        hooksArray,
 	entry:       cursorHandler,
 	decode:      cursorDecode,
 	encode:      cursorEncode,
+}
+
+// cursorSubagent keeps what Cursor's subagents take of Claude's
+// frontmatter: name, description, and model when it is "inherit".
+func cursorSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
+	type agent struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description,omitempty"`
+		Model       string `yaml:"model,omitempty"`
+	}
+	out := agent{Name: name, Description: format.StringField(fm, "description")}
+	var dropped []string
+	for k, v := range fm {
+		switch {
+		case k == "name" || k == "description":
+		case k == "model" && v == "inherit":
+			out.Model = "inherit"
+		default:
+			dropped = append(dropped, k)
+		}
+	}
+	return withFrontmatter(out, body, dropped)
 }
 
 func cursorHandler(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {

@@ -97,17 +97,11 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 		return nil, "its definition is not Claude Code's: " + err.Error()
 	}
 	var dropped []string
+	vals := pluginVars(site, p.Scope, p.Name)
 	expand := func(v string) string {
 		return plugins.MapVars(v, func(r plugins.Var) string {
-			switch r.Name {
-			case plugins.VarPluginRoot:
-				return p.Dir
-			case plugins.VarPluginData:
-				return p.Scope.DataDir(p.Name)
-			case plugins.VarProjectDir:
-				if site.Scope.Location == plugins.Local {
-					return site.Base
-				}
+			if x, ok := vals[r.Name]; ok {
+				return x
 			}
 			if strings.Contains(r.Name, ".") {
 				dropped = append(dropped, "${"+r.Name+"} (set it with quiver plugin config)")

@@ -363,15 +363,21 @@ func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) error {
 	if site.Scope.Location != plugins.Local || d.Trusted {
 		skills, recipes = linkItems(d.Skills, site.Scope, true, plan.Routed), linkItems(d.Recipes, site.Scope, false, plan.Routed)
 	}
-	dirs := []wiring.LinkDir{{Dir: site.Agent.SkillsDir, Items: skills}}
-	if site.Agent.CommandsDir != "" {
-		dirs = append(dirs, wiring.LinkDir{Dir: site.Agent.CommandsDir, Suffix: ".md", Items: recipes})
+	missed := plan.Missed
+	ag := site.Agent
+	dirs := []wiring.LinkDir{{Dir: ag.SkillsDir, Items: skills}}
+	if ag.CommandsDir != "" {
+		dirs = append(dirs, wiring.LinkDir{Dir: ag.CommandsDir, Suffix: cmp.Or(ag.CommandSuffix, ".md"), Items: commandItems(site, recipes, d.Recipes, &missed)})
+	}
+	if ag.AgentsDir != "" {
+		dirs = append(dirs, wiring.LinkDir{Dir: ag.AgentsDir, Suffix: ag.AgentSuffix, Items: subagentItems(site, d, plan.Routed, &missed)})
 	}
 	links, warnings, err := wiring.SyncLinks(site.Base, dirs, ownLinks(site, entry.Links))
 	entry.Links = links
 	for _, m := range warnings {
 		w.warn("quiver: " + m)
 	}
+	entry.Missed = missed
 	return errors.Join(partsErr, err)
 }
 
@@ -382,7 +388,9 @@ func ownLinks(site Site, links []wiring.Link) []wiring.Link {
 	var own []wiring.Link
 	for _, l := range links {
 		d := filepath.Dir(filepath.FromSlash(l.Path))
-		if d == filepath.FromSlash(site.Agent.SkillsDir) || (site.Agent.CommandsDir != "" && d == filepath.FromSlash(site.Agent.CommandsDir)) {
+		ag := site.Agent
+		if d == filepath.FromSlash(ag.SkillsDir) || (ag.CommandsDir != "" && d == filepath.FromSlash(ag.CommandsDir)) ||
+			(ag.AgentsDir != "" && d == filepath.FromSlash(ag.AgentsDir)) {
 			own = append(own, l)
 		}
 	}
@@ -459,11 +467,11 @@ func (w *Wirer) Sync(ctx context.Context) error {
 				continue
 			}
 			entry := rec.Agents[name]
-			before := fmt.Sprint(entry.Links, entry.Files)
+			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed)
 			if err := w.syncItems(site, entry); err != nil {
 				errs = append(errs, err)
 			}
-			changed = changed || fmt.Sprint(entry.Links, entry.Files) != before
+			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed) != before
 			unlock()
 		}
 		if changed {
@@ -487,6 +495,9 @@ type Row struct {
 	Command string `json:"command,omitempty"`
 	Links   int    `json:"links"`
 	Problem string `json:"problem,omitempty"`
+	// Missed names what of the plugins did not reach the agent, and why
+	// (SPEC §16).
+	Missed []string `json:"missed,omitempty"`
 }
 
 // Rows is every agent in every scope.
@@ -506,7 +517,7 @@ func (w *Wirer) Rows() ([]Row, error) {
 				row.Wired, row.Problem = WiredIn(ag, data)
 			}
 			if r := rec.Agents[ag.Name]; r != nil {
-				row.Command, row.Links = r.Command, len(r.Links)
+				row.Command, row.Links, row.Missed = r.Command, len(r.Links), r.Missed
 			}
 			rows = append(rows, row)
 		}

@@ -147,6 +147,32 @@ func itemHash(src, root string) (string, error) {
 	return hashFiles(files)
 }
 
+// dataHash is what a generated file of content data hashes to: the same
+// as itemHash of the file once written (one file, not executable).
+func dataHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	h := sha256.New()
+	fmt.Fprintf(h, "\x00-\x00%s\n", hex.EncodeToString(sum[:]))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// writeGenerated writes data at dst (which must not exist), staged
+// beside it and renamed into place.
+func writeGenerated(dst string, data []byte) error {
+	var b [6]byte
+	rand.Read(b[:])
+	stage := filepath.Join(filepath.Dir(dst), ".quiver-stage-"+hex.EncodeToString(b[:]))
+	if err := os.WriteFile(stage, data, 0o644); err != nil {
+		os.Remove(stage)
+		return err
+	}
+	if err := os.Rename(stage, dst); err != nil {
+		os.Remove(stage)
+		return err
+	}
+	return nil
+}
+
 // copyItem writes a copy of src at dst (which must not exist): staged
 // beside it and renamed into place, so an agent never reads half a skill.
 func copyItem(src, root, dst string) (string, error) {

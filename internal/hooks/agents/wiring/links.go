@@ -22,6 +22,11 @@ type Item struct {
 	// copy may follow links within (the plugin's).
 	Copy bool
 	Root string
+	// Render, when set, makes the item a file quiver generates (a
+	// command or subagent translated into the agent's format): called
+	// with the name the file gets (without its suffix), it returns the
+	// content. Path is then the source, for messages.
+	Render func(name string) ([]byte, error)
 }
 
 // LinkDir is a folder of the agent's where one kind of item goes.
@@ -48,6 +53,8 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 		copy       bool
 		from, root string
 		hash       string
+		// data is a generated file's content.
+		data []byte
 	}
 	wanted := map[string]want{}
 	var order []string
@@ -81,6 +88,18 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 					if l, ours := prevAt[rel]; !ours || !isOurs(base, l) {
 						continue // someone else's file: never touched
 					}
+				}
+				if it.Render != nil {
+					data, err := it.Render(n)
+					if err != nil {
+						warnings = append(warnings, fmt.Sprintf("%s is not written into %s: %v", it.Name, d.Dir, err))
+						placed = true
+						break
+					}
+					wanted[rel] = want{item: it.Name, copy: true, data: data, hash: dataHash(data)}
+					order = append(order, rel)
+					placed = true
+					break
 				}
 				if it.Copy {
 					sum, err := itemHash(it.Path, it.Root)
@@ -151,7 +170,11 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 				warnings = append(warnings, fmt.Sprintf("%s is not copied: %s is taken", w.item, rel))
 				continue
 			}
-			sum, err := copyItem(w.from, w.root, filepath.Join(base, rel))
+			copy := func() (string, error) { return copyItem(w.from, w.root, filepath.Join(base, rel)) }
+			if w.data != nil {
+				copy = func() (string, error) { return w.hash, writeGenerated(filepath.Join(base, rel), w.data) }
+			}
+			sum, err := copy()
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s is not copied: %v", w.item, err))
 				continue

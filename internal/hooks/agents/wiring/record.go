@@ -43,6 +43,9 @@ type AgentRecord struct {
 	// Files are the agent's other files in which quiver keeps named
 	// members (MCP servers; Claude Code's plugin route), by path.
 	Files []FileRecord `yaml:"files,omitempty"`
+	// Missed says what of the plugins did not reach the agent, and why,
+	// for agent list (SPEC §16).
+	Missed []string `yaml:"missed,omitempty"`
 }
 
 // FileRecord is what quiver keeps in one file of an agent's, beside its
