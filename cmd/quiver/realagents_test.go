@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,13 +54,7 @@ func wholePlugin(t *testing.T) string {
 		"skills/tidy/SKILL.md":       "---\nname: tidy\ndescription: TIDY-SKILL-DESCRIPTION\n---\nTidy up.\n",
 	}
 	for rel, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(rel)), body)
 	}
 	return dir
 }
@@ -122,5 +118,57 @@ func TestRealClaudeGetsTheWholePlugin(t *testing.T) {
 		if !strings.Contains(sent, want) {
 			t.Errorf("Claude did not send its model %s (%q)\nagent output:\n%s", what, want, out)
 		}
+	}
+}
+
+func TestRealGeminiGetsTheWholePlugin(t *testing.T) {
+	gemini := realAgent(t, "QUIVER_TEST_GEMINI")
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/demo", "main", wholePlugin(t), "demo"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, srv)
+	// With GOOGLE_GEMINI_BASE_URL set, Gemini 0.61 takes the auth type
+	// "gateway", which -p then refuses ("Invalid auth method selected"),
+	// unless the user's settings choose the API key.
+	writeFile(t, filepath.Join(h.home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}}}`)
+	h.must("agent", "install", "gemini", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/demo")
+	// Gemini loads a project's subagents only once the user has
+	// acknowledged each (by name and content hash, in its own record,
+	// which quiver never writes): the test plays the user.
+	agent, err := os.ReadFile(filepath.Join(h.project, ".gemini", "agents", "helper.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, _ := json.Marshal(map[string]map[string]string{h.project: {"helper": fmt.Sprintf("%x", sha256.Sum256(agent))}})
+	writeFile(t, filepath.Join(h.home, ".gemini", "acknowledgments", "agents.json"), string(ack))
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	env := agentEnv(h, "GEMINI_API_KEY=x", "GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_CLI_TRUST_WORKSPACE=true")
+	out := runAgent(t, h, env, gemini, "-p", "/hello world", "--output-format", "stream-json", "--yolo", "-m", "gemini-2.5-flash")
+	sent := model.All()
+	for what, want := range map[string]string{
+		"the MCP server's tool":                 modelserver.ProbeTool,
+		"the subagent":                          "HELPER-AGENT-DESCRIPTION",
+		"the command's text, its path expanded": "Read " + filepath.Join(h.project, ".quiver", "plugins", "acme@demo") + "/notes.txt and greet world.",
+		"the skill":                             "TIDY-SKILL-DESCRIPTION",
+	} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("Gemini did not send its model %s (%q)\nagent output:\n%s", what, want, out)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
