@@ -224,7 +224,7 @@ func completeAgents(cmd *cobra.Command, args []string, toComplete string) ([]str
 
 // resyncing lists the commands that change which skills and recipes are
 // active: each ends by re-syncing them into wired agents' folders.
-var resyncing = []string{"plugin add", "plugin remove", "plugin update", "plugin install", "plugin enable", "plugin disable", "trust"}
+var resyncing = []string{"plugin add", "plugin remove", "plugin update", "plugin install", "plugin enable", "plugin disable", "plugin config", "trust"}
 
 // resyncAfter makes the resyncing commands end with the agents' sync
 // (trust and trust --revoke too: what of a project reaches its agents

@@ -65,6 +65,9 @@ type Change struct {
 	Plugins []plugins.Name
 	// Marketplaces the command added, updated or removed.
 	Marketplaces []string
+	// Config: the command changed the project's plugin settings
+	// (.quiver/config.yaml, plugin config).
+	Config bool
 }
 
 func (c Change) plugin(n plugins.Name) bool {
@@ -121,12 +124,19 @@ func RenewTrust(l plugins.Layout, before TrustSnapshot, ch Change) (Renewal, err
 	if rel, err := filepath.Rel(l.ProjectDir, l.Local.PluginsDir()); err == nil {
 		pluginsRel = filepath.ToSlash(rel) + "/"
 	}
+	configRel := ""
+	if rel, err := filepath.Rel(l.ProjectDir, l.Local.ConfigPath()); err == nil {
+		configRel = filepath.ToSlash(rel)
+	}
 	ours := func(key string) bool {
 		b, had := before.parts[key]
 		a, has := now[key]
 		kind, what, _ := strings.Cut(key, " ")
 		switch kind {
 		case "file":
+			if what == configRel {
+				return ch.Config
+			}
 			dir, _, _ := strings.Cut(strings.TrimPrefix(what, pluginsRel), "/")
 			n, err := plugins.ParseName(dir)
 			if !strings.HasPrefix(what, pluginsRel) || err != nil || !ch.plugin(n) {

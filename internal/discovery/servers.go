@@ -84,6 +84,15 @@ func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server strin
 	if s.Location == plugins.Local {
 		vars[plugins.VarProjectDir] = l.ProjectDir
 	}
+	uc, err := plugins.ReadUserConfig(p)
+	if err != nil {
+		return Launch{}, err
+	}
+	for _, k := range uc.Keys {
+		if v, ok := uc.Value(k.Name); ok {
+			vars[plugins.VarUserConfig+k.Name] = v
+		}
+	}
 	var missing []string
 	expand := func(v string) string {
 		return plugins.MapVars(v, func(r plugins.Var) string {
@@ -93,7 +102,9 @@ func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server strin
 			if x, ok := env[r.Name]; ok && x != "" {
 				return x
 			}
-			if !r.HasDefault {
+			if k, ok := strings.CutPrefix(r.Name, plugins.VarUserConfig); ok {
+				missing = append(missing, k+" (quiver plugin config "+name.String()+" "+k+"=VALUE)")
+			} else if !r.HasDefault {
 				missing = append(missing, r.Name)
 			}
 			return r.Default
@@ -104,7 +115,9 @@ func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server strin
 		return Launch{}, fmt.Errorf("MCP server %s of %s needs %s, which is not set", server, name, strings.Join(missing, ", "))
 	}
 	for k, v := range vars {
-		set(k, v)
+		if !strings.HasPrefix(k, plugins.VarUserConfig) {
+			set(k, v) // settings reach the server only where it asks
+		}
 	}
 	for k, v := range x.Env {
 		set(k, v)

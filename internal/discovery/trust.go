@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -114,6 +115,17 @@ func (t Trust) Matched() bool {
 func loadTrust(l plugins.Layout, srcs []source, all, withRecord bool) (Trust, error) {
 	t := Trust{Project: l.ProjectDir, All: all}
 	t.Hooks, t.Files, t.walked = projectHooks(srcs)
+	if l.Local != nil {
+		// The project's plugin settings decide what its servers are
+		// given: trust covers them like the servers themselves.
+		if fi, err := os.Lstat(l.Local.ConfigPath()); err == nil {
+			if !fi.Mode().IsRegular() {
+				t.Files = append(t.Files, ProjectHook{Name: "config.yaml", Path: l.Local.ConfigPath(), Root: l.Local.Root, Escape: "config.yaml is not a regular file"})
+			} else {
+				t.Files = append(t.Files, ProjectHook{Name: "config.yaml", Path: l.Local.ConfigPath(), Root: l.Local.Root})
+			}
+		}
+	}
 	local := map[string]bool{}
 	for _, s := range srcs {
 		if s.shadowedBy != "" {

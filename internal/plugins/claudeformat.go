@@ -44,6 +44,8 @@ type ClaudeManifest struct {
 	// and OutputStyles the agents and outputStyles paths.
 	MCPServers, LSPServers json.RawMessage
 	Agents, OutputStyles   []string
+	// UserConfig are the settings the plugin asks of its user (SPEC §16).
+	UserConfig []ConfigKey
 	// ComponentsFile is the file the component fields came from:
 	// ClaudeManifestPath, or EntryManifestPath for a strict: false entry.
 	ComponentsFile string
@@ -76,7 +78,12 @@ func ReadClaudeManifest(root string) (m ClaudeManifest, ok bool, err error) {
 	}
 	m.Commands, m.Skills, m.HookPaths, m.Hooks, m.HooksFile = nil, nil, nil, nil, ""
 	m.MCPServers, m.LSPServers, m.Agents, m.OutputStyles = nil, nil, nil, nil
-	return m, true, components(raw, EntryManifestPath, &m)
+	userConfig := m.UserConfig
+	err = components(raw, EntryManifestPath, &m)
+	if _, ok := raw["userConfig"]; !ok {
+		m.UserConfig = userConfig // an entry that declares none keeps the plugin's
+	}
+	return m, true, err
 }
 
 // readObject reads root/rel as a JSON object; found is false when there
@@ -133,6 +140,11 @@ func readPluginJSON(root string) (m ClaudeManifest, ok bool, err error) {
 func components(raw map[string]json.RawMessage, file string, m *ClaudeManifest) (err error) {
 	m.ComponentsFile = file
 	m.MCPServers, m.LSPServers = raw["mcpServers"], raw["lspServers"]
+	if uc, ok := raw["userConfig"]; ok {
+		if m.UserConfig, err = parseUserConfig(uc); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+	}
 	if m.Agents, err = paths(raw, file, "agents"); err != nil {
 		return err
 	}

@@ -47,6 +47,8 @@ const (
 	VarPluginRoot = "CLAUDE_PLUGIN_ROOT"
 	VarPluginData = "CLAUDE_PLUGIN_DATA"
 	VarProjectDir = "CLAUDE_PROJECT_DIR"
+	// VarUserConfig prefixes a plugin setting: ${user_config.KEY}.
+	VarUserConfig = "user_config."
 )
 
 // ServerDef is an MCP server definition in Claude Code's schema, as far as

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,13 +99,17 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 	}
 	var dropped []string
 	vals := pluginVars(site, p.Scope, p.Name)
+	secret, why := userConfigVars(p, def, vals)
+	if why != "" {
+		return nil, why
+	}
 	expand := func(v string) string {
 		return plugins.MapVars(v, func(r plugins.Var) string {
 			if x, ok := vals[r.Name]; ok {
 				return x
 			}
 			if strings.Contains(r.Name, ".") {
-				dropped = append(dropped, "${"+r.Name+"} (set it with quiver plugin config)")
+				dropped = append(dropped, "${"+r.Name+"}")
 				return ""
 			}
 			if r.HasDefault && !f.Defaults {
@@ -133,7 +138,7 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 		// A project's server starts through quiver, which checks trust
 		// again first; so does one whose arguments need a variable the
 		// agent cannot expand.
-		if site.Scope.Location == plugins.Local || (f.Ref == nil && needsVars(def)) {
+		if site.Scope.Location == plugins.Local || secret || (f.Ref == nil && needsVars(def)) {
 			return f.Stdio(mcpExec(quiver, site, p.Name, s.Name), nil), ""
 		}
 		x := def.Map(expand)
@@ -142,10 +147,55 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 		if f.Remote == nil {
 			return nil, "the agent takes no remote servers"
 		}
+		if secret {
+			return nil, "it needs a sensitive setting, which quiver writes into no agent's file"
+		}
 		x := def.Map(expand)
 		return f.Remote(def.Type, x.URL, x.Headers), note()
 	}
 	return nil, fmt.Sprintf("the agent takes no %q servers", def.Type)
+}
+
+// userConfigVars adds to vals the plugin's settings that def refers to
+// as ${user_config.KEY}, the plain ones by value; secret reports one that
+// is sensitive (only quiver mcp exec may hand it to the server), and why
+// says what is missing (the server is then not written).
+func userConfigVars(p plugins.Plugin, def plugins.ServerDef, vals map[string]string) (secret bool, why string) {
+	var refs []string
+	def.Map(func(v string) string {
+		plugins.MapVars(v, func(r plugins.Var) string {
+			if k, ok := strings.CutPrefix(r.Name, plugins.VarUserConfig); ok {
+				refs = append(refs, k)
+			}
+			return ""
+		})
+		return v
+	})
+	if len(refs) == 0 {
+		return false, ""
+	}
+	uc, err := plugins.ReadUserConfig(p)
+	if err != nil {
+		return false, err.Error()
+	}
+	var missing []string
+	for _, k := range refs {
+		v, ok := uc.Value(k)
+		switch {
+		case !ok:
+			missing = append(missing, k)
+		case uc.Sensitive(k):
+			secret = true
+		default:
+			vals[plugins.VarUserConfig+k] = v
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		missing = slices.Compact(missing)
+		return false, fmt.Sprintf("it needs %s: quiver plugin config %s %s=VALUE", strings.Join(missing, ", "), p.Name, missing[0])
+	}
+	return secret, ""
 }
 
 // needsVars reports a stdio definition whose command or arguments refer to

@@ -581,6 +581,10 @@ func (w *Wirer) Diagnose() []format.Finding {
 			continue
 		}
 		wired[r.Agent] = true
+		for _, m := range r.Missed {
+			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) did not get %s", r.Title, r.Location, m),
+				Fix: "set what it needs, or see docs/agents.md for what the agent cannot take"})
+		}
 		command := r.Command
 		if command == "" {
 			command = "quiver"

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// ---- plugin config ----
+
+// configRow is one setting as plugin config lists it: a sensitive value
+// is never shown, only whether it is set.
+type configRow struct {
+	Key         string `json:"key"`
+	Type        string `json:"type,omitempty"`
+	Value       string `json:"value,omitempty"`
+	Set         bool   `json:"set"`
+	Sensitive   bool   `json:"sensitive"`
+	Required    bool   `json:"required"`
+	Default     string `json:"default,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+func (a *App) newPluginConfigCmd() *cobra.Command {
+	var global, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "config NAME [KEY=VALUE...]",
+		Short: "List or set a plugin's settings (its userConfig)",
+		Long: `List the settings plugin NAME asks for (its userConfig), or set them.
+
+A plugin's MCP servers read them as ${user_config.KEY}. Plain values of a
+project plugin are kept in .quiver/config.yaml, shared with the team and
+covered by trust like the lock; values the plugin marks sensitive are kept
+only in your home ($QUIVER_HOME/secrets, readable by you alone), never
+printed, never locked and never written into an agent's file: quiver mcp
+exec hands them to the server it starts. KEY= unsets a value.`,
+		Example: "  quiver plugin config acme/search\n  quiver plugin config acme/search region=eu api_token=...\n  quiver plugin config -g acme/search region=",
+		Args:    minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			names, err := parseNames(cmd, args[:1])
+			if err != nil {
+				return err
+			}
+			name := names[0]
+			set := map[string]string{}
+			for _, kv := range args[1:] {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return usageErrorf(cmd, "%q is not KEY=VALUE", kv)
+				}
+				set[k] = v
+			}
+			layout, err := a.layout()
+			if err != nil {
+				return err
+			}
+			p, err := plugins.ReadPlugin(layout.Scope(global), name)
+			if err != nil {
+				return err
+			}
+			if len(set) == 0 {
+				return a.listConfig(p, asJSON)
+			}
+			err = a.keepTrust(layout, global, &discovery.Change{Config: true}, func() error {
+				return plugins.SetUserConfig(p, set)
+			}, nil)
+			if err != nil {
+				return err
+			}
+			keys := make([]string, 0, len(set))
+			for k := range set {
+				keys = append(keys, k)
+			}
+			a.warnf("Set %s of %s %s", strings.Join(slices.Sorted(slices.Values(keys)), ", "), name, scopeWord(p.Scope.Location))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {
+	c, err := plugins.ReadUserConfig(p)
+	if err != nil {
+		return err
+	}
+	rows := []configRow{}
+	for _, k := range c.Keys {
+		v, set := c.Values[k.Name]
+		r := configRow{Key: k.Name, Type: k.Type, Set: set, Sensitive: k.Sensitive, Required: k.Required, Default: k.Default, Description: k.Description}
+		if !k.Sensitive {
+			r.Value = v
+		}
+		rows = append(rows, r)
+	}
+	if asJSON {
+		return writeJSON(a.Stdout, rows)
+	}
+	if len(rows) == 0 {
+		a.warnf("%s asks for no settings", p.Name)
+		return nil
+	}
+	var table [][]string
+	for _, r := range rows {
+		v := r.Value
+		switch {
+		case r.Sensitive && r.Set:
+			v = "(set, hidden)"
+		case !r.Set && r.Default != "":
+			v = "(default " + r.Default + ")"
+		case !r.Set && r.Required:
+			v = "(required, not set)"
+		case !r.Set:
+			v = "(not set)"
+		}
+		table = append(table, []string{r.Key, v, r.Description})
+	}
+	return a.writeTable([]string{"KEY", "VALUE", "DESCRIPTION"}, table)
+}
