@@ -39,18 +39,23 @@ var Cursor = &Agent{
 }
 
 // cursorSubagent keeps what Cursor's subagents take of Claude's
-// frontmatter: name, description, and model when it is "inherit".
+// frontmatter: name, description, model when it is "inherit", and tools
+// as readonly when none of them changes anything (Cursor has no tool
+// list: other tools lists are dropped, and named).
 func cursorSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
 	type agent struct {
 		Name        string `yaml:"name"`
 		Description string `yaml:"description,omitempty"`
 		Model       string `yaml:"model,omitempty"`
+		Readonly    bool   `yaml:"readonly,omitempty"`
 	}
 	out := agent{Name: name, Description: format.StringField(fm, "description")}
 	var dropped []string
 	for k, v := range fm {
 		switch {
 		case k == "name" || k == "description":
+		case k == "tools" && readOnly(v):
+			out.Readonly = true
 		case k == "model" && v == "inherit":
 			out.Model = "inherit"
 		default:

@@ -111,11 +111,7 @@ func render(t translator, data []byte, item, kind string, missed *[]string) (fun
 	if t == nil {
 		return func(string) ([]byte, error) { return data, nil }, true
 	}
-	fm, body, err := format.ParseFrontmatter(data)
-	if err != nil {
-		*missed = append(*missed, fmt.Sprintf("%s %s: %v", kind, item, err))
-		return nil, false
-	}
+	fm, body := frontmatter(data)
 	_, dropped, err := t(fm, body, flatName(item))
 	if err != nil {
 		*missed = append(*missed, fmt.Sprintf("%s %s: %v", kind, item, err))
@@ -125,11 +121,36 @@ func render(t translator, data []byte, item, kind string, missed *[]string) (fun
 		*missed = append(*missed, fmt.Sprintf("%s %s: dropped %s", kind, item, strings.Join(dropped, ", ")))
 	}
 	return func(name string) ([]byte, error) {
-		fm, body, _ := format.ParseFrontmatter(data)
+		fm, body := frontmatter(data)
 		out, _, err := t(fm, body, name)
 		return out, err
 	}, true
 }
+
+// frontmatter reads a Claude file's frontmatter as Claude does: YAML,
+// else (Claude's own reader takes it) one "key: value" per line, values
+// as text, which is how published descriptions with ": " in them read.
+func frontmatter(data []byte) (map[string]any, string) {
+	fm, body, err := format.ParseFrontmatter(data)
+	if err == nil {
+		return fm, body
+	}
+	fm = map[string]any{}
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	lines := strings.SplitAfter(text, "\n")
+	for i := 1; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], "\r\n")
+		if line == "---" {
+			return fm, strings.Join(lines[i+1:], "")
+		}
+		if m := looseField.FindStringSubmatch(line); m != nil {
+			fm[m[1]] = strings.Trim(strings.TrimSpace(m[2]), `"'`)
+		}
+	}
+	return map[string]any{}, text
+}
+
+var looseField = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):(.*)$`)
 
 func flatName(name string) string { return strings.ReplaceAll(name, "/", "-") }
 
@@ -179,6 +200,24 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// readOnlyTools are Claude Code's tools that change nothing.
+var readOnlyTools = map[string]bool{
+	"Read": true, "Grep": true, "Glob": true, "LS": true, "WebFetch": true, "WebSearch": true,
+	"NotebookRead": true, "TodoWrite": true, "Task": true, "BashOutput": true,
+}
+
+// readOnly reports a tools field that names tools and none that changes
+// anything.
+func readOnly(v any) bool {
+	tools := toolList(v)
+	for _, t := range tools {
+		if !readOnlyTools[t] {
+			return false
+		}
+	}
+	return len(tools) > 0
 }
 
 // geminiTools maps Claude Code's tool names to Gemini CLI's (from its
