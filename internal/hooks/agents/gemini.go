@@ -39,8 +39,8 @@ var geminiMCP = &mcpFormat{
 	Keys: []string{"mcpServers"}, Comments: true,
 	Ref:   func(name string) string { return "${" + name + "}" },
 	Stdio: standardStdio,
-	Remote: func(kind, url string, headers map[string]string) map[string]any {
-		return withType(kind, standardRemote(url, headers))
+	Remote: func(kind, url string, headers map[string]string) (map[string]any, string) {
+		return withType(kind, standardRemote(url, headers)), ""
 	},
 }
 
