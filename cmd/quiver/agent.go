@@ -66,8 +66,9 @@ file as it would be written.`, strings.Join(agents.Names(), ", ")),
 func (a *App) wirer(layout plugins.Layout) *agents.Wirer {
 	return &agents.Wirer{
 		Layout: layout, Home: a.home(),
-		Docs: agents.ActiveDocs(a.discoveryOptions(layout)),
-		Warn: func(msg string) { a.warnf("%s", msg) },
+		Docs:   agents.ActiveDocs(a.discoveryOptions(layout)),
+		Warn:   func(msg string) { a.warnf("%s", msg) },
+		Getenv: a.Getenv,
 		OnWait: func(root string) {
 			fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish wiring agents in %s...\n", root)
 		},
@@ -123,6 +124,12 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	}
 	if problem := agents.CommandProblem(o.Command); problem != "" {
 		a.warnf("quiver: warning: %s; the agent will not reach quiver until it is (or use --command PATH)", problem)
+	}
+	for _, m := range res.Missed {
+		a.warnf("quiver: warning: %s: %s", ag.Title, m)
+	}
+	if res.Gate != "" {
+		a.warnf("quiver: warning: %s", res.Gate)
 	}
 	return nil
 }
@@ -201,14 +208,24 @@ func (a *App) newAgentListCmd() *cobra.Command {
 				return writeJSON(a.Stdout, rows)
 			}
 			var table [][]string
+			var gates []string
 			for _, r := range rows {
 				wired := "no"
 				if r.Wired {
 					wired = "yes"
 				}
 				table = append(table, []string{r.Agent, r.Location, r.Config, wired, fmt.Sprint(r.Links)})
+				if r.Gate != "" {
+					gates = append(gates, fmt.Sprintf("%s (%s): %s", r.Agent, r.Location, visible(r.Gate)))
+				}
 			}
-			return a.writeTable([]string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}, table)
+			if err := a.writeTable([]string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}, table); err != nil {
+				return err
+			}
+			if len(gates) > 0 {
+				fmt.Fprintf(a.Stdout, "\n%s\n", strings.Join(gates, "\n"))
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -171,4 +172,107 @@ func writeFile(t *testing.T, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRealCodexGetsTheMCPServer: Codex offers its model the tool of a
+// plugin's MCP server that quiver wrote into its config.toml, at project
+// scope (through quiver mcp exec, once the user trusts the project in
+// Codex: before that Codex ignores the project's file, and quiver says
+// so) and at user scope (merged into the user's own config.toml, which
+// also holds the model provider Codex runs with).
+func TestRealCodexGetsTheMCPServer(t *testing.T) {
+	codex := realAgent(t, "QUIVER_TEST_CODEX")
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/demo", "main", wholePlugin(t), "demo"); err != nil {
+		t.Fatal(err)
+	}
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	// Codex starts a server with a cleared environment (only HOME, PATH
+	// and a few more, plus what env_vars names), so the quiver it runs is
+	// a wrapper that makes this test binary quiver.
+	quiver := filepath.Join(t.TempDir(), "quiver")
+	wrapper := fmt.Sprintf("#!/bin/sh\n%s=1 exec %q \"$@\"\n", asQuiver, os.Args[0])
+	if err := os.WriteFile(quiver, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The user's Codex configuration: the scripted model, and (when
+	// trusted) the project, which only the user ever writes.
+	userConfig := func(h *harness, trusted bool) string {
+		path := filepath.Join(h.home, ".codex", "config.toml")
+		c := fmt.Sprintf("# the user's own\nmodel_provider = \"mock\"\nmodel = \"gpt-5-codex\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
+			model.URL+"/v1")
+		if trusted {
+			c += fmt.Sprintf("\n[projects.%q]\ntrust_level = \"trusted\"\n", h.project)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// offered runs Codex headless and reports whether the request it
+	// sent its model offered the probe server's tool.
+	offered := func(h *harness) (bool, string) {
+		t.Helper()
+		before := len(model.Requests())
+		env := agentEnv(h, "CODEX_HOME="+filepath.Join(h.home, ".codex"), "MOCK_API_KEY=x")
+		out := runAgent(t, h, env, codex, "exec", "--json", "--skip-git-repo-check", "-s", "workspace-write", "say hello")
+		var sent strings.Builder
+		for _, r := range model.Requests()[before:] {
+			sent.Write(r.Body)
+		}
+		if sent.Len() == 0 {
+			t.Fatalf("Codex sent its model nothing\nagent output:\n%s", out)
+		}
+		s := sent.String()
+		return strings.Contains(s, `"name":"`+modelserver.ProbeTool+`"`) && strings.Contains(s, modelserver.ProbeDescription), out
+	}
+
+	t.Run("project", func(t *testing.T) {
+		h := newHarness(t, srv)
+		userConfig(h, false)
+		h.must("agent", "install", "codex", "--command", quiver)
+		h.must("plugin", "add", "acme/demo")
+		data, err := os.ReadFile(filepath.Join(h.project, ".codex", "config.toml"))
+		if err != nil || !strings.Contains(string(data), "[mcp_servers.acme-demo-probe]") {
+			t.Fatalf("quiver wrote no server for Codex (%v):\n%s", err, data)
+		}
+		if r := h.must("agent", "list"); !strings.Contains(r.stdout, "run codex in the project once and trust it") {
+			t.Errorf("agent list says nothing of Codex's trust gate:\n%s", r.stdout)
+		}
+		if ok, out := offered(h); ok {
+			t.Errorf("Codex offered the server of a project it does not trust\nagent output:\n%s", out)
+		}
+		userConfig(h, true)
+		if r := h.must("agent", "list"); strings.Contains(r.stdout, "trust it") {
+			t.Errorf("agent list still names the gate once trusted:\n%s", r.stdout)
+		}
+		if ok, out := offered(h); !ok {
+			t.Errorf("Codex did not offer its model the MCP server's tool (%s)\nagent output:\n%s", modelserver.ProbeTool, out)
+		}
+	})
+
+	t.Run("user", func(t *testing.T) {
+		h := newHarness(t, srv)
+		config := userConfig(h, false)
+		before, _ := os.ReadFile(config)
+		h.must("agent", "install", "codex", "-g", "--command", quiver)
+		h.must("plugin", "add", "-g", "acme/demo")
+		if data, _ := os.ReadFile(config); !bytes.HasPrefix(data, before) || !strings.Contains(string(data), "[mcp_servers.acme-demo-probe]") {
+			t.Fatalf("the user's config.toml:\n%s", data)
+		}
+		if ok, out := offered(h); !ok {
+			t.Errorf("Codex did not offer its model the MCP server's tool (%s)\nagent output:\n%s", modelserver.ProbeTool, out)
+		}
+		h.must("agent", "remove", "codex", "-g")
+		if data, _ := os.ReadFile(config); !bytes.Equal(data, before) {
+			t.Errorf("agent remove did not give the user's config.toml back:\n%s\nwant:\n%s", data, before)
+		}
+	})
 }

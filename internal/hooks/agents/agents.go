@@ -20,6 +20,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 )
 
 // Event is one of an agent's events that quiver answers.
@@ -94,13 +95,20 @@ type Agent struct {
 
 	// parts plans what else of the scope's plugins reaches the agent
 	// (parts.go); partFiles are the files it may keep members in for a
-	// site, the only ones quiver ever touches from the record; cleanup
+	// site and how each is written (no members), the only ones quiver
+	// ever touches from the record; cleanup
 	// removes what the adapter made outside the agent's files when the
 	// agent is removed. All nil for an agent that takes only hooks,
 	// skills and commands.
 	parts     func(w *Wirer, site Site, d Docs, quiver string) (Plan, error)
-	partFiles func(w *Wirer, site Site) []string
+	partFiles func(w *Wirer, site Site) []FileMembers
 	cleanup   func(site Site) error
+	// gate says why the agent ignores what quiver wrote for the site
+	// (entry, nil when nothing is recorded) until the user opens a gate
+	// of the agent's own, and how ("" when nothing waits on one): Codex's
+	// trusted projects, Gemini's trusted folders. quiver never opens
+	// them itself (SPEC §16); agent install and agent list say so.
+	gate func(w *Wirer, site Site, entry *wiring.AgentRecord) string
 
 	// writes matches the commands quiver writes (see Writes), compiled
 	// on first use: hook run never needs it.

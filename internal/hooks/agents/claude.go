@@ -199,8 +199,8 @@ func claudeEnabled(w *Wirer, site Site) string {
 	return filepath.Join(site.Base, ".claude", "settings.local.json")
 }
 
-func claudePartFiles(w *Wirer, site Site) []string {
-	return []string{claudeUserSettings(w), claudeEnabled(w, site)}
+func claudePartFiles(w *Wirer, site Site) []FileMembers {
+	return []FileMembers{{Path: claudeUserSettings(w), Comments: Claude.Comments}, {Path: claudeEnabled(w, site), Comments: Claude.Comments}}
 }
 
 func claudeCleanup(site Site) error {
@@ -318,8 +318,8 @@ func claudeParts(w *Wirer, site Site, d Docs, _ string) (Plan, error) {
 		return plan, nil
 	}
 	source, _ := json.Marshal(map[string]any{"source": map[string]string{"source": "directory", "path": dir}})
-	plan.add(claudeUserSettings(w), Claude.Comments, wiring.Member{Keys: []string{"extraKnownMarketplaces", name}, Value: source})
-	plan.add(claudeEnabled(w, site), Claude.Comments, enabled...)
+	plan.add(claudeUserSettings(w), wiring.Member{Keys: []string{"extraKnownMarketplaces", name}, Value: source})
+	plan.add(claudeEnabled(w, site), enabled...)
 	return plan, nil
 }
 

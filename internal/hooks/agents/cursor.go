@@ -155,8 +155,8 @@ var cursorMCP = &mcpFormat{
 	Keys:  []string{"mcpServers"},
 	Ref:   func(name string) string { return "${env:" + name + "}" },
 	Stdio: standardStdio,
-	Remote: func(_, url string, headers map[string]string) map[string]any {
-		return standardRemote(url, headers)
+	Remote: func(_, url string, headers map[string]string) (map[string]any, string) {
+		return standardRemote(url, headers), ""
 	},
 }
 

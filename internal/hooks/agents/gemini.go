@@ -1,10 +1,19 @@
 package agents
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/tailscale/hujson"
 )
 
 // Gemini is Google's Gemini CLI: Claude's configuration shape in
@@ -45,12 +54,15 @@ var geminiMCP = &mcpFormat{
 	Keys: []string{"mcpServers"}, Comments: true,
 	Ref:   func(name string) string { return "${" + name + "}" },
 	Stdio: standardStdio,
-	Remote: func(kind, url string, headers map[string]string) map[string]any {
-		return withType(kind, standardRemote(url, headers))
+	Remote: func(kind, url string, headers map[string]string) (map[string]any, string) {
+		return withType(kind, standardRemote(url, headers)), ""
 	},
 }
 
-func init() { withMCP(Gemini, geminiMCP) }
+func init() {
+	withMCP(Gemini, geminiMCP)
+	Gemini.gate = geminiGate
+}
 
 // geminiGroup is Claude's group shape with a handler name, which Gemini
 // shows in /hooks and uses to enable or disable a hook.
@@ -134,4 +146,93 @@ func geminiEncode(c Call, r *hooks.Result, o Options) Answer {
 		out.Specific = spec
 	}
 	return Answer{Stdout: marshal(out)}
+}
+
+// geminiGate says what Gemini CLI will hide of what quiver wrote for a
+// project until the user opens its gates (quiver never does, SPEC §16):
+// its trusted folders (a project's .gemini/settings.json, with quiver's
+// hooks and servers, is read only in a trusted folder) and its
+// acknowledgement of each project subagent by content.
+func geminiGate(w *Wirer, site Site, entry *wiring.AgentRecord) string {
+	if site.Scope.Location != plugins.Local {
+		return ""
+	}
+	gemini := filepath.Join(w.Home, ".gemini")
+	var says []string
+	if geminiFolderTrust(gemini) && !geminiTrusted(gemini, site.Base) {
+		says = append(says, fmt.Sprintf("Gemini CLI reads %s (quiver's hooks and servers) only in folders you trust: run gemini in %s and trust it", filepath.Join(".gemini", "settings.json"), site.Base))
+	}
+	if entry != nil {
+		var acks map[string]map[string]string
+		if data, err := safefs.ReadFile(filepath.Join(gemini, "acknowledgments", "agents.json"), safefs.MaxMeta); err == nil {
+			json.Unmarshal(data, &acks)
+		}
+		var waiting []string
+		for _, l := range entry.Links {
+			if filepath.Dir(filepath.FromSlash(l.Path)) != filepath.FromSlash(Gemini.AgentsDir) {
+				continue
+			}
+			data, err := safefs.ReadFile(filepath.Join(site.Base, filepath.FromSlash(l.Path)), maxDoc)
+			if err != nil {
+				continue
+			}
+			fm, _, _ := format.ParseFrontmatter(data)
+			name := format.StringField(fm, "name")
+			if acks[site.Base][name] != fmt.Sprintf("%x", sha256.Sum256(data)) {
+				waiting = append(waiting, name)
+			}
+		}
+		if len(waiting) > 0 {
+			says = append(says, fmt.Sprintf("Gemini CLI loads a project's subagents only once you accept them (%s): run gemini in the project and accept them", strings.Join(waiting, ", ")))
+		}
+	}
+	return strings.Join(says, "; ")
+}
+
+// geminiFolderTrust reports whether Gemini checks folder trust: on by
+// default (0.61), off with security.folderTrust.enabled false in the
+// user's settings.
+func geminiFolderTrust(gemini string) bool {
+	data, err := safefs.ReadFile(filepath.Join(gemini, "settings.json"), safefs.MaxMeta)
+	if err != nil {
+		return true
+	}
+	d, err := wiring.ParseDoc(data, true)
+	if err != nil {
+		return true
+	}
+	return strings.TrimSpace(string(d.Get("security", "folderTrust", "enabled"))) != "false"
+}
+
+// geminiTrusted applies Gemini's rule to its trustedFolders.json: the
+// longest rule whose folder holds dir decides (TRUST_PARENT names a file
+// or folder whose parent is trusted).
+func geminiTrusted(gemini, dir string) bool {
+	data, err := safefs.ReadFile(filepath.Join(gemini, "trustedFolders.json"), safefs.MaxMeta)
+	if err != nil {
+		return false
+	}
+	std, err := hujson.Standardize(data)
+	if err != nil {
+		return false
+	}
+	var rules map[string]string
+	if json.Unmarshal(std, &rules) != nil {
+		return false
+	}
+	best, trusted := -1, false
+	for rule, level := range rules {
+		folder := rule
+		if level == "TRUST_PARENT" {
+			folder = filepath.Dir(rule)
+		}
+		rel, err := filepath.Rel(folder, dir)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		if len(rule) > best {
+			best, trusted = len(rule), level == "TRUST_FOLDER" || level == "TRUST_PARENT"
+		}
+	}
+	return trusted
 }

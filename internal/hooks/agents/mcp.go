@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -28,14 +29,28 @@ type mcpFormat struct {
 	// to the object of servers.
 	Local, Global string
 	Keys          []string
-	Comments      bool
+	// Comments: the file is JSON with comments; TOML: it is TOML, each
+	// server a table.
+	Comments, TOML bool
 	// Ref writes a reference to environment variable name; Defaults says
-	// the agent takes ${NAME:-default} as Claude does.
+	// the agent takes ${NAME:-default} as Claude does. Without Ref the
+	// agent expands nothing: Stdio and Remote get ${NAME} as it is, where
+	// entry leaves one (an environment value that is exactly ${KEY}, a
+	// header), and translate it or refuse the server.
 	Ref      func(name string) string
 	Defaults bool
-	// Stdio and Remote write one server's entry.
+	// Clears says the agent starts a server with only the variables its
+	// entry names (Codex): `quiver mcp exec` is then given QUIVER_HOME and
+	// the variables the server refers to, each as ${NAME} under its own
+	// name, so that it finds the same quiver and can expand them.
+	Clears bool
+	// Order lists the fields written first, in this order (the rest
+	// follow sorted): a TOML table reads best with its command on top.
+	Order []string
+	// Stdio and Remote write one server's entry; Remote's nil entry means
+	// the agent cannot take the server, for the reason it gives.
 	Stdio  func(argv []string, env map[string]string) map[string]any
-	Remote func(kind, url string, headers map[string]string) map[string]any
+	Remote func(kind, url string, headers map[string]string) (map[string]any, string)
 }
 
 // mcpFile is the agent's MCP file for the site ("" for none).
@@ -75,8 +90,9 @@ func mcpParts(w *Wirer, site Site, d Docs, f *mcpFormat, quiver string) Plan {
 			if entry == nil {
 				continue
 			}
-			v, err := json.Marshal(entry)
+			v, err := marshalOrdered(entry, f.Order)
 			if err != nil {
+				plan.Missed = append(plan.Missed, fmt.Sprintf("MCP server %s of %s: %v", s.Name, p.Name, err))
 				continue
 			}
 			keys := append(append([]string(nil), f.Keys...), ServerName(p.Name, s.Name))
@@ -86,8 +102,43 @@ func mcpParts(w *Wirer, site Site, d Docs, f *mcpFormat, quiver string) Plan {
 	sort.Slice(members, func(i, j int) bool {
 		return strings.Join(members[i].Keys, "\x00") < strings.Join(members[j].Keys, "\x00")
 	})
-	plan.add(file, f.Comments, members...)
+	plan.add(file, members...)
 	return plan
+}
+
+// marshalOrdered writes an entry as a JSON object with the fields in
+// first on top, in that order, then the others sorted.
+func marshalOrdered(entry map[string]any, first []string) (json.RawMessage, error) {
+	keys := make([]string, 0, len(entry))
+	for k := range entry {
+		if !slices.Contains(first, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var lead []string
+	for _, k := range first {
+		if _, ok := entry[k]; ok {
+			lead = append(lead, k)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range append(lead, keys...) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(entry[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // entry is server s of plugin p as the agent writes it, or nil with the
@@ -136,10 +187,17 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 			return nil, "it names no command"
 		}
 		// A project's server starts through quiver, which checks trust
-		// again first; so does one whose arguments need a variable the
-		// agent cannot expand.
-		if site.Scope.Location == plugins.Local || secret || (f.Ref == nil && needsVars(def)) {
-			return f.Stdio(mcpExec(quiver, site, p.Name, s.Name), nil), ""
+		// again first; so does one that needs a variable the agent cannot
+		// expand.
+		if site.Scope.Location == plugins.Local || secret || (f.Ref == nil && (needsVars(def) || !passesThrough(def))) {
+			var env map[string]string
+			if f.Clears {
+				env = map[string]string{"QUIVER_HOME": "${QUIVER_HOME}"}
+				for _, name := range refersTo(def) {
+					env[name] = "${" + name + "}"
+				}
+			}
+			return f.Stdio(mcpExec(quiver, site, p.Name, s.Name), env), ""
 		}
 		x := def.Map(expand)
 		return f.Stdio(append([]string{x.Command}, x.Args...), x.Env), note()
@@ -151,7 +209,11 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 			return nil, "it needs a sensitive setting, which quiver writes into no agent's file"
 		}
 		x := def.Map(expand)
-		return f.Remote(def.Type, x.URL, x.Headers), note()
+		entry, why := f.Remote(def.Type, x.URL, x.Headers)
+		if entry == nil {
+			return nil, why
+		}
+		return entry, note()
 	}
 	return nil, fmt.Sprintf("the agent takes no %q servers", def.Type)
 }
@@ -218,6 +280,47 @@ func needsVars(d plugins.ServerDef) bool {
 	return false
 }
 
+// passesThrough reports a stdio definition whose environment an agent
+// without ${VAR} can write: each value either holds no variable but the
+// plugin's own, or is exactly ${KEY}, the variable of its own name, which
+// the agent passes through.
+func passesThrough(d plugins.ServerDef) bool {
+	for k, v := range d.Env {
+		if v == "${"+k+"}" {
+			continue
+		}
+		if len(refersTo(plugins.ServerDef{Command: v})) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// refersTo lists, sorted, the variables a stdio definition's command,
+// arguments and environment refer to, other than the plugin's own and
+// its configuration values (${user_config.x}, never a variable).
+func refersTo(d plugins.ServerDef) []string {
+	var names []string
+	strs := append([]string{d.Command}, d.Args...)
+	for _, v := range d.Env {
+		strs = append(strs, v)
+	}
+	for _, s := range strs {
+		plugins.MapVars(s, func(r plugins.Var) string {
+			switch r.Name {
+			case plugins.VarPluginRoot, plugins.VarPluginData, plugins.VarProjectDir:
+			default:
+				if !strings.Contains(r.Name, ".") {
+					names = append(names, r.Name)
+				}
+			}
+			return ""
+		})
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // mcpExec is the command line that starts a plugin's server through
 // quiver: the scope and project named explicitly, so the agent's working
 // folder decides nothing.
@@ -263,9 +366,9 @@ func withMCP(a *Agent, f *mcpFormat) {
 	a.parts = func(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 		return mcpParts(w, site, d, f, quiver), nil
 	}
-	a.partFiles = func(w *Wirer, site Site) []string {
+	a.partFiles = func(w *Wirer, site Site) []FileMembers {
 		if file := f.file(site); file != "" {
-			return []string{file}
+			return []FileMembers{{Path: file, Comments: f.Comments, TOML: f.TOML}}
 		}
 		return nil
 	}

@@ -30,22 +30,25 @@ type Plan struct {
 	Missed []string
 }
 
-// FileMembers are the members quiver wants in one file.
+// FileMembers are the members quiver wants in one file, and how that
+// file is written: JSON (with comments where the agent reads them), or
+// TOML (Codex's config.toml), whose members are whole tables.
 type FileMembers struct {
-	Path     string
-	Comments bool
-	Members  []wiring.Member
+	Path           string
+	Comments, TOML bool
+	Members        []wiring.Member
 }
 
-// add puts members into the plan's entry for path.
-func (p *Plan) add(path string, comments bool, m ...wiring.Member) {
+// add puts members into the plan's entry for path (its format is the
+// one the adapter's partFiles gives it).
+func (p *Plan) add(path string, m ...wiring.Member) {
 	for i := range p.Files {
 		if p.Files[i].Path == path {
 			p.Files[i].Members = append(p.Files[i].Members, m...)
 			return
 		}
 	}
-	p.Files = append(p.Files, FileMembers{Path: path, Comments: comments, Members: m})
+	p.Files = append(p.Files, FileMembers{Path: path, Members: m})
 }
 
 // scopePlugins are the enabled plugins of the site's scope whose parts
@@ -64,24 +67,32 @@ func scopePlugins(site Site, d Docs) []plugins.Plugin {
 // site are ever touched, whatever the record says.
 func (w *Wirer) syncParts(site Site, entry *wiring.AgentRecord, plan Plan) error {
 	ag := site.Agent
-	allowed := map[string]bool{}
+	// The adapter says which files it may touch and how each is written,
+	// whether or not the plan still names it: a file that no longer gets
+	// members is emptied of quiver's in its own format.
+	allowed := map[string]FileMembers{}
 	if ag.partFiles != nil {
 		for _, f := range ag.partFiles(w, site) {
-			allowed[f] = true
+			allowed[f.Path] = FileMembers{Path: f.Path, Comments: f.Comments, TOML: f.TOML}
 		}
 	}
 	want := map[string]FileMembers{}
 	var paths []string
 	for _, f := range plan.Files {
-		if !allowed[f.Path] {
+		a, ok := allowed[f.Path]
+		if !ok {
 			return fmt.Errorf("%s: quiver would write %s, which its adapter does not name", ag.Title, f.Path)
 		}
-		want[f.Path] = f
+		a.Members = append(want[f.Path].Members, f.Members...)
+		want[f.Path] = a
 		paths = append(paths, f.Path)
 	}
 	for _, f := range entry.Files {
-		if _, ok := want[f.Path]; !ok && allowed[f.Path] {
-			paths = append(paths, f.Path)
+		if _, ok := want[f.Path]; !ok {
+			if a, ok := allowed[f.Path]; ok {
+				want[f.Path] = a
+				paths = append(paths, f.Path)
+			}
 		}
 	}
 	slices.Sort(paths)
@@ -127,7 +138,12 @@ func (w *Wirer) syncFile(site Site, f FileMembers, rec wiring.FileRecord) (wirin
 		return wiring.FileRecord{Path: rec.Path}, nil
 	}
 	createdFile := rec.CreatedFile || (!existed && len(rec.Members) == 0)
-	s, err := wiring.SyncMembers(data, f.Comments, f.Members, rec.Members, rec.Created, createdFile)
+	var s wiring.MemberSync
+	if f.TOML {
+		s, err = wiring.SyncTOMLMembers(data, f.Members, rec.Members, createdFile)
+	} else {
+		s, err = wiring.SyncMembers(data, f.Comments, f.Members, rec.Members, rec.Created, createdFile)
+	}
 	if err != nil {
 		return rec, fmt.Errorf("%s: %w; it was left as it was", rec.Path, err)
 	}

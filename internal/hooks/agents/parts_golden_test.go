@@ -39,13 +39,19 @@ func demoPlugin(t *testing.T, w *Wirer) string {
 	return dir
 }
 
-// TestPartsGolden installs Cursor in the user's scope with a
+// TestPartsGolden installs Gemini and Cursor in the user's scope with a
 // plugin carrying every part and the user's own content in every file
 // quiver writes into: each file is the golden one (the plugin's folder
 // written as PLUGIN), and agent remove gives every file back exactly.
 func TestPartsGolden(t *testing.T) {
 	type file struct{ rel, mine string }
 	cases := map[*Agent][]file{
+		Gemini: {
+			{".gemini/settings.json", "{\n  // mine\n  \"theme\": \"dark\",\n  \"mcpServers\": {\"own\": {\"command\": \"own\"}},\n}\n"},
+			{".gemini/commands/hello.toml", ""},
+			{".gemini/agents/helper.md", ""},
+			{".gemini/agents/mine.md", "---\nname: mine\ndescription: Mine\n---\n"},
+		},
 		Cursor: {
 			{".cursor/mcp.json", "{\"mcpServers\": {\"own\": {\"url\": \"https://own.example\"}}}\n"},
 			{".cursor/commands/hello.md", ""},

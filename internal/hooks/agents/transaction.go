@@ -113,6 +113,18 @@ type Wirer struct {
 	// linked); OnWait that another quiver holds the scope's agents lock.
 	Warn   func(string)
 	OnWait func(scopeRoot string)
+	// Getenv reads the environment agents see (CODEX_HOME moves Codex's
+	// folder); nil reads none.
+	Getenv func(string) string
+}
+
+// Gate is what the agent of site waits on before it uses what quiver
+// wrote there ("" for nothing): see Agent.gate.
+func (w *Wirer) Gate(site Site, entry *wiring.AgentRecord) string {
+	if site.Agent.gate == nil {
+		return ""
+	}
+	return site.Agent.gate(w, site, entry)
 }
 
 func (w *Wirer) warn(msg string) {
@@ -231,6 +243,10 @@ type Installed struct {
 	Changed bool
 	// Links counts the skills and recipes kept in the agent's folders.
 	Links int
+	// Missed says what of the plugins did not reach the agent, and why;
+	// Gate what the agent waits on before it uses what quiver wrote.
+	Missed []string
+	Gate   string
 }
 
 // Install wires the agent of site: quiver's entries merged into its file
@@ -275,13 +291,14 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 		entry.Links, entry.Files = prev.Links, prev.Files
 	}
 	rec.Agents[ag.Name] = entry
-	if err := w.syncItems(site, entry); err != nil {
+	missed, err := w.syncItems(site, entry)
+	if err != nil {
 		w.warn(fmt.Sprintf("quiver: %v", err))
 	}
 	if err := rec.Write(site.Record); err != nil {
 		return Installed{}, fmt.Errorf("record %s: %w", site.Record, err)
 	}
-	return Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links)}, nil
+	return Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry)}, nil
 }
 
 // Remove unwires the agent of site: quiver's entries and the keys it
@@ -346,16 +363,16 @@ func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
 // syncItems makes what the agent gets of the scope's plugins match them:
 // the parts its adapter plans (servers, plugin routes), then the skill and
 // recipe links (and copies) of the items not routed, recording all of it
-// in entry.
-func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) error {
+// in entry. It returns what of the plugins did not reach the agent.
+func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) ([]string, error) {
 	d, err := w.Docs()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var plan Plan
 	if site.Agent.parts != nil {
 		if plan, err = site.Agent.parts(w, site, d, cmp.Or(entry.Command, "quiver")); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	partsErr := w.syncParts(site, entry, plan)
@@ -378,7 +395,7 @@ func (w *Wirer) syncItems(site Site, entry *wiring.AgentRecord) error {
 		w.warn("quiver: " + m)
 	}
 	entry.Missed = missed
-	return errors.Join(partsErr, err)
+	return missed, errors.Join(partsErr, err)
 }
 
 // ownLinks keeps the recorded links that lie directly in the agent's own
@@ -468,7 +485,7 @@ func (w *Wirer) Sync(ctx context.Context) error {
 			}
 			entry := rec.Agents[name]
 			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed)
-			if err := w.syncItems(site, entry); err != nil {
+			if _, err := w.syncItems(site, entry); err != nil {
 				errs = append(errs, err)
 			}
 			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed) != before
@@ -498,6 +515,10 @@ type Row struct {
 	// Missed names what of the plugins did not reach the agent, and why
 	// (SPEC §16).
 	Missed []string `json:"missed,omitempty"`
+	// Gate is what the agent waits on before it uses what quiver wrote
+	// (Codex's trusted projects, Gemini's trusted folders), and how to
+	// open it.
+	Gate string `json:"gate,omitempty"`
 }
 
 // Rows is every agent in every scope.
@@ -518,6 +539,7 @@ func (w *Wirer) Rows() ([]Row, error) {
 			}
 			if r := rec.Agents[ag.Name]; r != nil {
 				row.Command, row.Links, row.Missed = r.Command, len(r.Links), r.Missed
+				row.Gate = w.Gate(site, r)
 			}
 			rows = append(rows, row)
 		}

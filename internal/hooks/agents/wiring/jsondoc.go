@@ -318,9 +318,12 @@ func (d *Doc) Delete(keys []string, keep func(json.RawMessage) bool) {
 	if member == nil || (keep != nil && keep(minimal(member))) {
 		return
 	}
+	trailing := member.AfterExtra != nil && i == len(obj.Members)-1
 	obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
-	if len(obj.Members) == 0 {
+	if n := len(obj.Members); n == 0 {
 		closeUp(&obj.AfterExtra)
+	} else if trailing && obj.Members[n-1].Value.AfterExtra == nil {
+		obj.Members[n-1].Value.AfterExtra = hujson.Extra{}
 	}
 }
 
@@ -332,10 +335,18 @@ func (d *Doc) insert(obj *hujson.Object, depth int, key string, v hujson.Value) 
 		if v.BeforeExtra == nil {
 			v.BeforeExtra = obj.Members[n-1].Value.BeforeExtra
 		}
-	} else if v.BeforeExtra == nil && d.multiline {
-		v.BeforeExtra = hujson.Extra(" ")
+		// An object that ended in a comma still does, so that taking the
+		// member away again gives back the same bytes; its closing
+		// brace stays where the user put it.
+		if obj.Members[n-1].Value.AfterExtra != nil && v.AfterExtra == nil {
+			v.AfterExtra = hujson.Extra{}
+		}
+	} else {
+		if v.BeforeExtra == nil && d.multiline {
+			v.BeforeExtra = hujson.Extra(" ")
+		}
+		d.openUp(&obj.AfterExtra, depth-1)
 	}
-	d.openUp(&obj.AfterExtra, depth-1)
 	obj.Members = append(obj.Members, hujson.ObjectMember{Name: name, Value: v})
 	return &obj.Members[len(obj.Members)-1].Value
 }

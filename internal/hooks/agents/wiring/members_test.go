@@ -83,3 +83,28 @@ func TestSyncMembersCreatedFile(t *testing.T) {
 		t.Error("a file that is not an object was changed")
 	}
 }
+
+// TestSyncMembersRestoresBytes: a member quiver adds and takes away again
+// leaves the file's bytes as they were, whatever its style (comments, a
+// trailing comma, a one-line object, a one-line file).
+func TestSyncMembersRestoresBytes(t *testing.T) {
+	for _, orig := range []string{
+		"{\n  // mine\n  \"theme\": \"dark\",\n  \"mcpServers\": {\"own\": {\"command\": \"own\"}},\n}\n",
+		"{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"own\": {\"command\": \"own\"}\n  }\n}\n",
+		"{\"mcpServers\": {\"own\": {}}}",
+		"{\n  \"theme\": \"dark\",\n}\n",
+	} {
+		m := []Member{{Keys: []string{"mcpServers", "x"}, Value: json.RawMessage(`{"command":"q","args":["a"]}`)}}
+		s, err := SyncMembers([]byte(orig), true, m, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := SyncMembers(s.Data, true, nil, s.Owned, s.Created, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(r.Data) != orig {
+			t.Errorf("restore:\n%q\nwant\n%q", r.Data, orig)
+		}
+	}
+}
