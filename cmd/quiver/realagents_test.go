@@ -174,13 +174,13 @@ func writeFile(t *testing.T, path, body string) {
 	}
 }
 
-// TestRealCodexGetsTheMCPServer: Codex offers its model the tool of a
+// TestRealCodexGetsThePlugin: Codex offers its model the tool of a
 // plugin's MCP server that quiver wrote into its config.toml, at project
 // scope (through quiver mcp exec, once the user trusts the project in
 // Codex: before that Codex ignores the project's file, and quiver says
 // so) and at user scope (merged into the user's own config.toml, which
 // also holds the model provider Codex runs with).
-func TestRealCodexGetsTheMCPServer(t *testing.T) {
+func TestRealCodexGetsThePlugin(t *testing.T) {
 	codex := realAgent(t, "QUIVER_TEST_CODEX")
 	srv := gitserver.New(t, gitserver.Options{})
 	if _, err := srv.Commit("acme/demo", "main", wholePlugin(t), "demo"); err != nil {
@@ -218,6 +218,7 @@ func TestRealCodexGetsTheMCPServer(t *testing.T) {
 	}
 	// offered runs Codex headless and reports whether the request it
 	// sent its model offered the probe server's tool.
+	var lastSent string
 	offered := func(h *harness) (bool, string) {
 		t.Helper()
 		before := len(model.Requests())
@@ -231,6 +232,7 @@ func TestRealCodexGetsTheMCPServer(t *testing.T) {
 			t.Fatalf("Codex sent its model nothing\nagent output:\n%s", out)
 		}
 		s := sent.String()
+		lastSent = s
 		return strings.Contains(s, `"name":"`+modelserver.ProbeTool+`"`) && strings.Contains(s, modelserver.ProbeDescription), out
 	}
 
@@ -255,6 +257,13 @@ func TestRealCodexGetsTheMCPServer(t *testing.T) {
 		}
 		if ok, out := offered(h); !ok {
 			t.Errorf("Codex did not offer its model the MCP server's tool (%s)\nagent output:\n%s", modelserver.ProbeTool, out)
+		}
+		// The subagent (an agent role in .codex/agents) and the skill
+		// (.agents/skills) reach it too; Codex has no project commands.
+		for what, want := range map[string]string{"the subagent": "HELPER-AGENT-DESCRIPTION", "the skill": "TIDY-SKILL-DESCRIPTION"} {
+			if !strings.Contains(lastSent, want) {
+				t.Errorf("Codex did not send its model %s (%q)", what, want)
+			}
 		}
 	})
 
