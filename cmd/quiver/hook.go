@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -69,22 +67,9 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 		}
 		return nil
 	}
-	header := []string{"NAME", "EVENT", "LOCATION"}
-	if o.All {
-		header = append(header, "STATUS", "REASON")
-	}
 	rows := make([][]string, 0, len(out))
 	for _, h := range out {
-		row := []string{h.Name, dash(h.Event), h.Location}
-		if o.All {
-			row = append(row, h.Status, oneLine(h.Reason))
-		}
-		rows = append(rows, row)
+		rows = append(rows, h.Row(o.All))
 	}
-	return a.writeTable(header, rows)
-}
-
-// oneLine keeps a table cell on one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return a.writeTable(discovery.HookHeader(o.All), rows)
 }

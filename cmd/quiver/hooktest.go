@@ -74,16 +74,7 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 func (a *App) printHookTest(r hooks.TestReport) {
 	w := a.Stdout
 	fmt.Fprintf(w, "hook:      %s (%s)\n", visible(r.Name), visible(r.Path))
-	switch {
-	case r.DeclareError != "":
-		fmt.Fprintf(w, "declares:  nothing valid: %s\n", visible(r.DeclareError))
-	case r.DeclaredEvent != r.Event:
-		fmt.Fprintf(w, "declares:  %s (but was sent %s: quiver would never run it for that event)\n", r.DeclaredEvent, r.Event)
-	case r.Persistent:
-		fmt.Fprintf(w, "declares:  %s persistent (hook serve keeps '<hook> serve' running; tested here one-shot)\n", r.DeclaredEvent)
-	default:
-		fmt.Fprintf(w, "declares:  %s\n", r.DeclaredEvent)
-	}
+	fmt.Fprintf(w, "declares:  %s\n", visible(r.Declares()))
 	fmt.Fprintf(w, "exit code: %d\nduration:  %.1f ms\n", r.ExitCode, r.DurationMS)
 	block := func(label, s string) {
 		s = strings.TrimRight(s, "\n")
@@ -98,30 +89,5 @@ func (a *App) printHookTest(r hooks.TestReport) {
 	}
 	block("stdout:", r.Stdout)
 	block("stderr:", r.Stderr)
-	verdict := string(r.Status)
-	switch r.Status {
-	case hooks.Blocked, hooks.Asked, hooks.Skipped:
-		verdict += ": " + r.Reason
-	case hooks.Failed, hooks.TimedOut:
-		verdict += ": " + r.Error
-	case hooks.NoAction:
-		verdict += " (empty stdout, exit 0)"
-	case hooks.OK:
-		if r.Response != nil && r.Response.Input != nil {
-			verdict += "; replaces tool_input with " + string(r.Response.Input)
-		}
-		if r.Response != nil && r.Response.Output != nil {
-			verdict += "; replaces tool_output with " + string(r.Response.Output)
-		}
-		if r.Response != nil && len(r.Response.FollowUpMessages) > 0 {
-			verdict += fmt.Sprintf("; adds %d follow-up message(s)", len(r.Response.FollowUpMessages))
-		}
-	}
-	if r.Response != nil && r.Response.Context != "" {
-		verdict += "; context for the model: " + r.Response.Context
-	}
-	if r.Response != nil && r.Response.Notice != "" {
-		verdict += "; notice for the user: " + r.Response.Notice
-	}
-	fmt.Fprintf(w, "verdict:   %s\n", visible(verdict))
+	fmt.Fprintf(w, "verdict:   %s\n", visible(r.Verdict()))
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -74,11 +72,11 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
 				return fmt.Errorf("add marketplace %s: %w", plugins.Redact(args[0]), err)
 			}
 			m, _ := marketplace.ReadDir(in.Scope.MarketplaceDir(got))
+			added := marketplace.ListingOf(got, in.Scope, entry, m)
 			if asJSON {
-				return writeJSON(a.Stdout, marketplace.ListingOf(got, in.Scope, entry, m))
+				return writeJSON(a.Stdout, added)
 			}
-			a.warnf("Added marketplace %s %s (%s): %d plugin(s); find them with quiver search --marketplace %s",
-				got, scopeWord(in.Scope.Location), cmp.Or(shortCommit(entry.Commit), "copied"), marketplace.Count(m), got)
+			a.warnf("%s", added.Added())
 			return nil
 		},
 	}
@@ -113,16 +111,10 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 				return nil
 			}
 			var rows [][]string
-			for _, j := range out {
-				plugins := fmt.Sprint(j.Plugins)
-				if j.Missing {
-					plugins = "missing (quiver plugin install restores it)"
-				} else if j.Error != "" {
-					plugins = "error: " + j.Error
-				}
-				rows = append(rows, []string{visible(j.Name), j.Location, visible(j.Source), cmp.Or(shortCommit(j.Commit), "-"), visible(plugins)})
+			for _, l := range out {
+				rows = append(rows, l.Row())
 			}
-			return a.writeTable([]string{"NAME", "LOCATION", "SOURCE", "COMMIT", "PLUGINS"}, rows)
+			return a.writeTable(marketplace.ListingHeader, rows)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
@@ -145,34 +137,19 @@ update for those.`,
 			in := a.installer(layout, global)
 			names := args
 			if len(names) == 0 {
-				ms, err := plugins.ListMarketplaces(in.Scope)
-				if err != nil {
+				if names, err = marketplace.Names(in.Scope); err != nil {
 					return err
 				}
-				for _, m := range ms {
-					names = append(names, m.Name)
-				}
 			}
-			failed := false
+			updated := true
 			err = a.keepTrust(layout, global, &discovery.Change{Marketplaces: names}, func() error {
-				for _, n := range names {
-					from, to, err := in.UpdateMarketplace(cmd.Context(), n, marketplace.Namer(n))
-					switch {
-					case err != nil:
-						a.printError(fmt.Errorf("update marketplace %s: %w", n, err))
-						failed = true
-					case from == to:
-						a.warnf("Marketplace %s is up to date (%s)", n, cmp.Or(shortCommit(to), "-"))
-					default:
-						a.warnf("Updated marketplace %s: %s -> %s", n, cmp.Or(shortCommit(from), "-"), cmp.Or(shortCommit(to), "-"))
-					}
-				}
+				updated = marketplace.UpdateAll(cmd.Context(), in, names, a.report)
 				return nil
 			}, nil)
 			if err != nil {
 				return err
 			}
-			if failed {
+			if !updated {
 				return errReported
 			}
 			return nil
@@ -216,13 +193,8 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 	return cmd
 }
 
-func truncate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
+// truncate makes a description one line of at most n characters.
+func truncate(s string, n int) string { return marketplace.Truncate(s, n) }
 
 // marketplaces is the Store a command reads marketplaces through: the
 // user's scope only for -g, and a project marketplace whose source no file

@@ -129,3 +129,14 @@ func (a *App) writeTable(header []string, rows [][]string) error {
 	_, err := io.WriteString(a.Stdout, a.paintTable(out.String()))
 	return err
 }
+
+// report prints what a domain loop says of each item: an error as
+// printError does, else a notice (if any) as warnf does.
+func (a *App) report(msg string, err error) {
+	switch {
+	case err != nil:
+		a.printError(err)
+	case msg != "":
+		a.warnf("%s", msg)
+	}
+}

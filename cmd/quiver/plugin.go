@@ -23,53 +23,7 @@ func (a *App) newPluginCmd() *cobra.Command {
 }
 
 // pluginJSON is the shape of a plugin in --json output (SPEC §7).
-type pluginJSON struct {
-	Name     string   `json:"name"`
-	Location string   `json:"location"`
-	Path     string   `json:"path"`
-	Source   string   `json:"source"`
-	Ref      string   `json:"ref"`
-	Commit   string   `json:"commit"`
-	Enabled  bool     `json:"enabled"`
-	Skills   []string `json:"skills"`
-	Recipes  []string `json:"recipes"`
-	Hooks    []string `json:"hooks"`
-	// Parts counts every part the plugin carries (SPEC §16).
-	Parts plugins.Count `json:"parts"`
-}
-
-// pluginShowJSON adds what only `plugin show` prints.
-type pluginShowJSON struct {
-	pluginJSON
-	// RepoPath is the folder of the repository installed (lock "path").
-	RepoPath    string `json:"repo_path,omitempty"`
-	Marketplace string `json:"marketplace,omitempty"`
-	Hash        string `json:"hash,omitempty"`
-	Link        bool   `json:"link,omitempty"`
-	Missing     bool   `json:"missing,omitempty"`
-	Description string `json:"description,omitempty"`
-	Version     string `json:"version,omitempty"`
-	Homepage    string `json:"homepage,omitempty"`
-	// Problems say which parts could not be read.
-	Problems []string `json:"problems,omitempty"`
-}
-
-func toJSON(p plugins.Plugin) pluginJSON {
-	handlers := discovery.HandlerNames(p.Contents)
-	return pluginJSON{
-		Name:     p.Name.String(),
-		Location: string(p.Scope.Location),
-		Path:     p.Dir,
-		Source:   p.Entry.Source,
-		Ref:      p.Entry.Ref,
-		Commit:   p.Entry.Commit,
-		Enabled:  p.Enabled(),
-		Skills:   plugins.Names(p.Contents.Skills),
-		Recipes:  plugins.Names(p.Contents.Recipes),
-		Hooks:    append(plugins.Names(p.Contents.Hooks), handlers...),
-		Parts:    plugins.CountParts(p.Contents, len(handlers), p.Parts()),
-	}
-}
+type pluginJSON = discovery.PluginInfo
 
 // installer builds the installer for the chosen scope, wired to stderr.
 func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
@@ -106,9 +60,5 @@ func (a *App) fetcher() *plugins.Fetcher {
 	return f
 }
 
-func scopeWord(l plugins.Location) string {
-	if l == plugins.Global {
-		return "globally"
-	}
-	return "in the project"
-}
+// scopeWord says where a scope's plugins are: "globally", "in the project".
+func scopeWord(l plugins.Location) string { return l.Where() }

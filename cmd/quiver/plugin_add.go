@@ -1,12 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -17,14 +12,9 @@ import (
 // ---- plugin add ----
 
 type pluginAddOptions struct {
-	Specs  []string
-	Global bool
-	Ref    string
-	Name   string
-	Path   string
-	Force  bool
-	Link   bool
-	JSON   bool
+	Specs []string
+	marketplace.AddOptions
+	Global, JSON bool
 }
 
 func (a *App) newPluginAddCmd() *cobra.Command {
@@ -69,16 +59,8 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
 }
 
 func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
-	if len(o.Specs) > 1 && (o.Ref != "" || o.Name != "") {
-		return usageErrorf(cmd, "--ref and --name apply to a single spec")
-	}
-	if len(o.Specs) > 1 && o.Path != "" {
-		return usageErrorf(cmd, "--path applies to a single spec")
-	}
-	if o.Ref != "" {
-		if err := plugins.ValidateRef(o.Ref); err != nil {
-			return &usageError{err: err, cmd: cmd}
-		}
+	if err := o.Check(len(o.Specs)); err != nil {
+		return usage(cmd, err)
 	}
 	layout, err := a.layout()
 	if err != nil {
@@ -88,173 +70,39 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err != nil {
 		return err
 	}
-	// Parse and name everything before touching the disk.
-	var jobs []marketplace.Job
-	seen := map[string]bool{}
-	store := a.marketplaces(layout, o.Global)
-	for _, raw := range o.Specs {
-		if j, ok, err := store.Job(raw); ok {
-			if err != nil {
-				return err
-			}
-			if j.Renamed != "" {
-				a.warnf("quiver: %s@%s was renamed to %s; installing that", j.Renamed, j.Marketplace, j.Name.Repo()+"@"+j.Marketplace)
-			}
-			if o.Ref != "" || o.Path != "" || o.Link {
-				return usageErrorf(cmd, "%s: a marketplace entry says where and what to fetch; --ref, --path and --link do not apply", raw)
-			}
-			if o.Name != "" {
-				if j.Name, err = plugins.ResolveName(j.Spec, o.Name); err != nil {
-					return &usageError{err: err, cmd: cmd}
-				}
-			}
-			if seen[j.Name.String()] {
-				return usageErrorf(cmd, "plugin %s is named twice", j.Name)
-			}
-			seen[j.Name.String()] = true
-			jobs = append(jobs, j)
-			continue
-		}
-		spec, err := plugins.ParseSpec(raw, a.Getenv("QUIVER_GIT_BASE"), wd)
-		if err != nil {
-			return &usageError{err: err, cmd: cmd}
-		}
-		if o.Ref != "" {
-			if spec.Ref != "" {
-				return usageErrorf(cmd, "%s: give the ref once, either after @ or with --ref", plugins.Redact(raw))
-			}
-			spec.Ref = o.Ref
-		}
-		if o.Path != "" {
-			if spec.Subdir != "" {
-				return usageErrorf(cmd, "%s: give the folder once, either in the spec or with --path", plugins.Redact(raw))
-			}
-			if err := spec.SetSubdir(o.Path); err != nil {
-				return &usageError{err: err, cmd: cmd}
-			}
-		}
-		if o.Link && !spec.IsLocal() {
-			return usageErrorf(cmd, "%s: --link needs a local folder", plugins.Redact(raw))
-		}
-		if spec.IsLocal() {
-			if fi, err := os.Stat(spec.Path); err != nil || !fi.IsDir() {
-				return fmt.Errorf("%s: no such folder %s", raw, spec.Path)
-			}
-		}
-		name, err := plugins.ResolveName(spec, o.Name)
-		if err != nil {
-			return &usageError{err: err, cmd: cmd}
-		}
-		if seen[name.String()] {
-			return usageErrorf(cmd, "plugin %s is named twice", name)
-		}
-		seen[name.String()] = true
-		jobs = append(jobs, marketplace.Job{Spec: spec, Name: name})
+	reqs, err := a.marketplaces(layout, o.Global).Requests(o.Specs, o.AddOptions, wd, func(msg string) { a.warnf("%s", msg) })
+	if err != nil {
+		return usage(cmd, err)
 	}
-
-	in := a.installer(layout, o.Global)
-	var added []pluginJSON
-	var touched []plugins.Name
-	for _, j := range jobs {
-		touched = append(touched, j.Name)
+	var names, chosen []plugins.Name
+	for _, r := range reqs {
+		names = append(names, r.Name)
 	}
-	var chosen []plugins.Name
-	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: touched}, func() error {
-		var failed error
-		for _, j := range jobs {
-			p, err := a.addOne(cmd.Context(), in, j, o)
+	added := []discovery.PluginInfo{}
+	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, func() error {
+		return a.installer(layout, o.Global).AddAll(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
 			if err != nil {
-				if len(jobs) == 1 {
-					return err
+				if len(reqs) > 1 {
+					a.printError(err)
 				}
-				a.printError(err)
-				failed = errReported
-				continue
+				return
 			}
-			added = append(added, toJSON(p))
-			chosen = append(chosen, p.Name)
+			added, chosen = append(added, discovery.InfoOf(p)), append(chosen, p.Name)
 			if !o.JSON {
-				a.warnf("Installed %s %s%s: %s%s", p.Name, scopeWord(p.Scope.Location), describeVersion(p.Entry), countItems(p.Contents), partsNote(p))
+				a.warnf("%s", discovery.Added(p))
 			}
-		}
-		return failed
+		})
 	}, func() error { return discovery.ChoosePlugins(layout, chosen) })
-	if err != nil && len(jobs) == 1 {
+	if err != nil && len(reqs) == 1 {
 		return err
 	}
+	if errors.Is(err, plugins.ErrSomeFailed) {
+		err = errReported
+	}
 	if o.JSON {
-		if added == nil {
-			added = []pluginJSON{}
-		}
 		if werr := writeJSON(a.Stdout, added); werr != nil {
 			return werr
 		}
 	}
 	return err
 }
-
-func (a *App) addOne(ctx context.Context, in *plugins.Installer, j marketplace.Job, o pluginAddOptions) (plugins.Plugin, error) {
-	p, err := in.Add(ctx, plugins.AddRequest{Spec: j.Spec, Name: j.Name, Force: o.Force, Link: o.Link,
-		FolderName:  o.Name == "" && j.Marketplace == "" && j.Spec.Subdir != "" && !j.Spec.IsLocal(),
-		Marketplace: j.Marketplace, EntryManifest: j.Manifest})
-	if errors.Is(err, plugins.ErrAlreadyInstalled) {
-		return p, fmt.Errorf("plugin %s is already installed %s; use --force to replace it", j.Name, scopeWord(in.Scope.Location))
-	}
-	if err != nil {
-		return p, fmt.Errorf("add %s: %w", j.Name, err)
-	}
-	return p, nil
-}
-
-// describeVersion says what was installed: " (v1.2.0, 4f1c2ab)".
-func describeVersion(e plugins.LockEntry) string {
-	var parts []string
-	if e.Ref != "" {
-		parts = append(parts, shortRef(e.Ref))
-	}
-	switch {
-	case e.Link:
-		parts = append(parts, "linked to "+e.Source)
-	case e.Commit != "":
-		parts = append(parts, shortCommit(e.Commit))
-	default:
-		parts = append(parts, "copied from "+e.Source)
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-// shortRef abbreviates a commit SHA given as a ref; names stay whole.
-func shortRef(r string) string {
-	if len(r) == 40 && strings.Trim(r, "0123456789abcdef") == "" {
-		return r[:7]
-	}
-	return r
-}
-
-func shortCommit(c string) string {
-	if len(c) > 7 {
-		return c[:7]
-	}
-	return c
-}
-
-func countItems(c plugins.Contents) string {
-	n := func(k int, word string) string {
-		if k == 1 {
-			return "1 " + word
-		}
-		return strconv.Itoa(k) + " " + word + "s"
-	}
-	return n(len(c.Hooks)+len(discovery.HandlerNames(c)), "hook") + ", " + n(len(c.Skills), "skill") + ", " + n(len(c.Recipes), "recipe")
-}
-
-// partsNote names the parts beside hooks, skills and recipes (SPEC §16):
-// "; 1 MCP server, 3 agents".
-func partsNote(p plugins.Plugin) string {
-	if s := plugins.CountParts(p.Contents, 0, p.Parts()).Describe(); s != "" {
-		return "; " + s
-	}
-	return ""
-}
-
-// ---- plugin list ----

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -38,35 +37,17 @@ installed does not stop the others; the command then exits 1.`,
 				return err
 			}
 			failed := false
-			counts := map[string]int{}
 			for _, r := range res {
-				if r.Marketplace != "" {
-					switch r.Status {
-					case "failed":
-						a.printError(r.Err)
-						failed = true
-					case "installed", "repaired":
-						a.warnf("%s marketplace %s", strings.ToUpper(r.Status[:1])+r.Status[1:], r.Marketplace)
-					}
-					continue
-				}
-				counts[r.Status]++
-				switch r.Status {
-				case "failed":
+				if r.Status == "failed" {
 					a.printError(r.Err)
 					failed = true
-				case "unlocked":
-					a.warnf("quiver: %s is installed but not in %s; keep it, add it with plugin add --force, or remove it with plugin install --prune", r.Name, in.Scope.LockPath())
-				case "installed", "repaired", "pruned":
-					a.warnf("%s %s", strings.ToUpper(r.Status[:1])+r.Status[1:], r.Name)
+				} else if n := r.Notice(in.Scope); n != "" {
+					a.warnf("%s", n)
 				}
 			}
-			a.warnf("%d plugin(s) up to date with %s, %d installed, %d repaired, %d failed",
-				counts["ok"], in.Scope.LockPath(), counts["installed"], counts["repaired"], counts["failed"])
-			if in.Scope.Location == plugins.Local {
-				if t, err := discovery.ProjectTrust(layout, false); err == nil && !t.Trusted() && t.UntrustedCount() > 0 {
-					a.warnf("quiver: %d project hook(s) are not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", t.UntrustedCount())
-				}
+			a.warnf("%s", plugins.SyncSummary(res, in.Scope))
+			if n := discovery.UntrustedNotice(layout, in.Scope); n != "" {
+				a.warnf("%s", n)
 			}
 			if failed {
 				return errReported
@@ -82,12 +63,7 @@ installed does not stop the others; the command then exits 1.`,
 // ---- plugin verify ----
 
 // verifyJSON is one line of `plugin verify --json`.
-type verifyJSON struct {
-	Name     string   `json:"name"`
-	Location string   `json:"location"`
-	Status   string   `json:"status"`
-	Changed  []string `json:"changed,omitempty"`
-}
+type verifyJSON = plugins.VerifyResult
 
 func (a *App) newPluginVerifyCmd() *cobra.Command {
 	var global, asJSON bool
@@ -111,40 +87,23 @@ them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 			if err != nil {
 				return err
 			}
-			out := []verifyJSON{}
-			drift := false
-			for _, r := range res {
-				out = append(out, verifyJSON{Name: r.Name, Location: string(s.Location), Status: r.Status, Changed: r.Changed})
-				// A leftover of an interrupted command is shown, but it is
-				// no plugin and the next mutating command removes it:
-				// it is not drift.
-				drift = drift || (r.Status != "ok" && r.Status != "leftover")
-			}
 			if asJSON {
-				if err := writeJSON(a.Stdout, out); err != nil {
+				if err := writeJSON(a.Stdout, append([]verifyJSON{}, res...)); err != nil {
 					return err
 				}
-			} else {
+			} else if len(res) > 0 {
 				rows := [][]string{}
-				for _, r := range out {
-					rows = append(rows, []string{r.Name, r.Location, r.Status, strings.Join(r.Changed, ", ")})
+				for _, r := range res {
+					rows = append(rows, r.Row())
 				}
-				if len(rows) > 0 {
-					if err := a.writeTable([]string{"NAME", "LOCATION", "STATUS", "CHANGED"}, rows); err != nil {
-						return err
-					}
+				if err := a.writeTable([]string{"NAME", "LOCATION", "STATUS", "CHANGED"}, rows); err != nil {
+					return err
 				}
 			}
-			if drift {
+			if plugins.Drift(res) {
 				return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
 			}
-			matched := 0
-			for _, r := range out {
-				if r.Status == "ok" {
-					matched++
-				}
-			}
-			a.warnf("All %d plugin(s) match %s.", matched, s.LockPath())
+			a.warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
 			return nil
 		},
 	}

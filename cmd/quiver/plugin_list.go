@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -44,29 +43,14 @@ func (a *App) runPluginList(o pluginListOptions) error {
 	if err != nil {
 		return err
 	}
-	var scopes []plugins.Scope
-	switch {
-	case o.Global:
-		scopes = []plugins.Scope{layout.Global}
-	case o.Local:
-		if layout.Local != nil {
-			scopes = []plugins.Scope{*layout.Local}
-		}
-	default:
-		scopes = layout.Scopes()
-	}
-	var all []plugins.Plugin
-	for _, s := range scopes {
-		ps, err := plugins.ListPlugins(s)
-		if err != nil {
-			return err
-		}
-		all = append(all, ps...)
+	all, err := plugins.ListInstalled(layout, o.Global, o.Local)
+	if err != nil {
+		return err
 	}
 	if o.JSON {
-		out := make([]pluginJSON, 0, len(all))
+		out := make([]discovery.PluginInfo, 0, len(all))
 		for _, p := range all {
-			out = append(out, toJSON(p))
+			out = append(out, discovery.InfoOf(p))
 		}
 		return writeJSON(a.Stdout, out)
 	}
@@ -76,30 +60,9 @@ func (a *App) runPluginList(o pluginListOptions) error {
 	}
 	rows := make([][]string, 0, len(all))
 	for _, p := range all {
-		ref, commit := dash(shortRef(p.Entry.Ref)), dash(shortCommit(p.Entry.Commit))
-		switch {
-		case p.Missing:
-			commit = "missing"
-		case p.Entry.Link:
-			commit = "link"
-		}
-		name := p.Name.String()
-		if !p.Enabled() {
-			name += " (disabled)"
-		}
-		rows = append(rows, []string{
-			name, string(p.Scope.Location), ref, commit,
-			strconv.Itoa(len(p.Contents.Skills)), strconv.Itoa(len(p.Contents.Recipes)), strconv.Itoa(len(p.Contents.Hooks) + len(discovery.HandlerNames(p.Contents))),
-		})
+		rows = append(rows, discovery.PluginRow(p))
 	}
-	return a.writeTable([]string{"NAME", "LOCATION", "REF", "COMMIT", "SKILLS", "RECIPES", "HOOKS"}, rows)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return a.writeTable(discovery.PluginRowHeader, rows)
 }
 
 // ---- plugin show ----
@@ -140,38 +103,11 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	if err != nil {
 		return err
 	}
-	scopes := layout.Scopes()
-	if o.Global {
-		scopes = []plugins.Scope{layout.Global}
+	p, err := plugins.FindInstalled(layout, name, o.Global)
+	if err != nil {
+		return err
 	}
-	var p plugins.Plugin
-	found := false
-	for _, s := range scopes {
-		if plugins.Installed(s, name) {
-			if p, err = plugins.ReadPlugin(s, name); err != nil {
-				return err
-			}
-			found = true
-			break
-		}
-	}
-	if !found {
-		if o.Global && layout.Local != nil && plugins.Installed(*layout.Local, name) {
-			return fmt.Errorf("plugin %s is installed in the project, not globally; drop -g to show it", name)
-		}
-		return fmt.Errorf("plugin %s is not installed; see quiver plugin list", name)
-	}
-	out := pluginShowJSON{
-		pluginJSON: toJSON(p), RepoPath: p.Entry.Path, Marketplace: p.Entry.Marketplace, Hash: p.Entry.Hash, Link: p.Entry.Link, Missing: p.Missing,
-		Description: p.Manifest.Description, Version: p.Manifest.Version, Homepage: p.Manifest.Homepage,
-		Problems: p.Parts().Problems,
-	}
-	if m := p.Contents.Manifest; m != nil {
-		// plugin.yaml wins where both say something.
-		out.Description = cmp.Or(out.Description, m.Description)
-		out.Version = cmp.Or(out.Version, m.Version)
-		out.Homepage = cmp.Or(out.Homepage, m.Homepage)
-	}
+	out := discovery.DetailOf(p)
 	if o.JSON {
 		return writeJSON(a.Stdout, out)
 	}

@@ -43,3 +43,12 @@ func scopeError(err error, verb string) error {
 	}
 	return err
 }
+
+// usage makes an error in what was asked (plugins.ErrUsage) a usage
+// error of cmd; other errors stay as they are.
+func usage(cmd *cobra.Command, err error) error {
+	if errors.Is(err, plugins.ErrUsage) {
+		return &usageError{err: err, cmd: cmd}
+	}
+	return err
+}

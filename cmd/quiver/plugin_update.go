@@ -1,27 +1,12 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
 )
 
 // ---- plugin outdated ----
-
-// outdatedJSON is one plugin in `plugin outdated --json`.
-type outdatedJSON struct {
-	Name            string `json:"name"`
-	Location        string `json:"location"`
-	Ref             string `json:"ref"`
-	Current         string `json:"current"`
-	Latest          string `json:"latest"`
-	Pinned          bool   `json:"pinned"`
-	Local           bool   `json:"local"`
-	UpdateAvailable bool   `json:"update_available"`
-	Error           string `json:"error,omitempty"`
-}
 
 func (a *App) newPluginOutdatedCmd() *cobra.Command {
 	var global, asJSON bool
@@ -44,19 +29,7 @@ local. Exits 1 when a remote cannot be asked.`,
 			if err != nil {
 				return err
 			}
-			out := []outdatedJSON{}
-			failed := false
-			for _, r := range res {
-				o := outdatedJSON{
-					Name: r.Name.String(), Location: string(in.Scope.Location), Ref: r.Ref,
-					Current: r.From, Latest: r.To, Pinned: r.Status == plugins.Pinned,
-					Local: r.Status == plugins.LocalSource, UpdateAvailable: r.Status == plugins.WouldUpdate,
-				}
-				if r.Err != nil {
-					o.Error, failed = r.Err.Error(), true
-				}
-				out = append(out, o)
-			}
+			out, failed := plugins.OutdatedOf(res, in.Scope.Location)
 			if asJSON {
 				if err := writeJSON(a.Stdout, out); err != nil {
 					return err
@@ -66,20 +39,9 @@ local. Exits 1 when a remote cannot be asked.`,
 			} else {
 				rows := [][]string{}
 				for _, o := range out {
-					latest := shortCommit(o.Latest)
-					switch {
-					case o.Error != "":
-						latest = "error: " + oneLine(o.Error)
-					case o.Pinned:
-						latest = "pinned"
-					case o.Local:
-						latest = "local"
-					case !o.UpdateAvailable:
-						latest = "up to date"
-					}
-					rows = append(rows, []string{o.Name, o.Location, dash(shortRef(o.Ref)), dash(shortCommit(o.Current)), latest})
+					rows = append(rows, o.Row())
 				}
-				if err := a.writeTable([]string{"NAME", "LOCATION", "REF", "CURRENT", "LATEST"}, rows); err != nil {
+				if err := a.writeTable(plugins.OutdatedHeader, rows); err != nil {
 					return err
 				}
 			}
@@ -101,16 +63,6 @@ type pluginUpdateOptions struct {
 	All, Global, DryRun bool
 	Force, JSON         bool
 	Ref                 string
-}
-
-// updateJSON is one plugin in `plugin update --json`.
-type updateJSON struct {
-	Name   string `json:"name"`
-	Ref    string `json:"ref"`
-	From   string `json:"from"`
-	To     string `json:"to"`
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
 }
 
 func (a *App) newPluginUpdateCmd() *cobra.Command {
@@ -141,18 +93,8 @@ was edited is refused (the message lists the changed files) unless
 }
 
 func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
-	switch {
-	case len(o.Names) == 0 && !o.All:
-		return usageErrorf(cmd, "name the plugins to update, or pass --all")
-	case len(o.Names) > 0 && o.All:
-		return usageErrorf(cmd, "give plugin names or --all, not both")
-	case o.Ref != "" && len(o.Names) != 1:
-		return usageErrorf(cmd, "--ref moves one plugin; name it")
-	}
-	if o.Ref != "" {
-		if err := plugins.ValidateRef(o.Ref); err != nil {
-			return &usageError{err: err, cmd: cmd}
-		}
+	if err := plugins.CheckUpdate(len(o.Names), o.All, o.Ref); err != nil {
+		return usage(cmd, err)
 	}
 	names, err := parseNames(cmd, o.Names)
 	if err != nil {
@@ -172,31 +114,21 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 		err = change()
 	} else {
 		// No names: every plugin may move (update --all).
-		var touched []plugins.Name
-		if len(names) > 0 {
-			touched = names
-		}
-		err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: touched}, change, nil)
+		err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, change, nil)
 	}
 	if err != nil {
 		return scopeError(err, "update")
 	}
-	out := []updateJSON{}
+	if len(res) == 1 && res[0].Err != nil && !o.JSON {
+		return res[0].Err
+	}
+	out := []plugins.UpdateLine{}
 	failed := false
 	for _, r := range res {
-		u := updateJSON{Name: r.Name.String(), Ref: r.Ref, From: r.From, To: r.To, Status: r.Status}
-		if r.Err != nil {
-			u.Status, u.Error, failed = "failed", r.Err.Error(), true
-			if len(res) == 1 && !o.JSON {
-				return r.Err
-			}
-			if !o.JSON {
-				a.printError(r.Err)
-			}
-		} else if !o.JSON {
-			a.warnf("%s", describeUpdate(r))
+		out, failed = append(out, r.Line()), failed || r.Err != nil
+		if !o.JSON {
+			a.report(r.Describe(), r.Err)
 		}
-		out = append(out, u)
 	}
 	if o.JSON {
 		if err := writeJSON(a.Stdout, out); err != nil {
@@ -207,22 +139,4 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 		return errReported
 	}
 	return nil
-}
-
-func describeUpdate(r plugins.UpdateResult) string {
-	switch r.Status {
-	case plugins.Updated:
-		return fmt.Sprintf("Updated %s %s -> %s", r.Name, shortCommit(r.From), shortCommit(r.To))
-	case plugins.WouldUpdate:
-		to := shortCommit(r.To)
-		if to == "" {
-			to = r.Ref
-		}
-		return fmt.Sprintf("Would update %s %s -> %s", r.Name, shortCommit(r.From), to)
-	case plugins.Pinned:
-		return fmt.Sprintf("%s is pinned at %s; move it with plugin update %s --ref REF", r.Name, shortRef(r.Ref), r.Name)
-	case plugins.LocalSource:
-		return fmt.Sprintf("%s is a local folder; reinstall it with plugin add --force", r.Name)
-	}
-	return fmt.Sprintf("%s is already up to date (%s)", r.Name, shortCommit(r.To))
 }

@@ -44,13 +44,9 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 			}
 			var rows [][]string
 			for _, f := range found {
-				desc := f.Description
-				if !f.Installable {
-					desc = "(cannot be installed: " + f.Reason + ")"
-				}
-				rows = append(rows, []string{f.Name, dash(f.Version), truncate(desc, 70), dash(f.Installed)})
+				rows = append(rows, f.Row())
 			}
-			return a.writeTable([]string{"NAME", "VERSION", "DESCRIPTION", "INSTALLED"}, rows)
+			return a.writeTable(marketplace.FoundHeader, rows)
 		},
 	}
 	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")

@@ -82,23 +82,11 @@ func (a *App) runDocList(k docKind, all, asJSON bool) error {
 		a.warnf("No %s.", k.plural)
 		return nil
 	}
-	header := []string{"NAME", "LOCATION", "DESCRIPTION"}
-	if all {
-		header = append(header, "STATUS", "REASON")
-	}
 	rows := make([][]string, 0, len(out))
 	for _, d := range out {
-		desc := oneLine(d.Description)
-		if r := []rune(desc); len(r) > 60 {
-			desc = string(r[:57]) + "..."
-		}
-		row := []string{d.Name, d.Location, dash(desc)}
-		if all {
-			row = append(row, d.Status, oneLine(d.Reason))
-		}
-		rows = append(rows, row)
+		rows = append(rows, d.Row(all))
 	}
-	return a.writeTable(header, rows)
+	return a.writeTable(discovery.DocHeader(all), rows)
 }
 
 func (a *App) runDocShow(k docKind, name string, asJSON bool) error {

@@ -14,36 +14,6 @@ type trustOptions struct {
 	Revoke, JSON bool
 }
 
-// trustJSON is the output of `trust --json`.
-type trustJSON struct {
-	Project     string          `json:"project"`
-	Trusted     bool            `json:"trusted"`
-	Fingerprint string          `json:"fingerprint"`
-	Hooks       []trustHookJSON `json:"hooks"`
-	// Replaces lists the project's plugins that shadow your global
-	// install of the same plugin (whose hooks then do not run here).
-	Replaces []string `json:"replaces"`
-	// Shadows lists your global standalone hooks that a project hook of
-	// the same name switches off here.
-	Shadows []string `json:"shadows"`
-	// Files are the other files of the project's hooks' folders, which
-	// the fingerprint covers because the hooks may run them.
-	Files []string `json:"files"`
-	// Changed names what differs from the last record on this machine.
-	Changed []string `json:"changed"`
-	// Sources are the lock's sources that came with the repository,
-	// which trusting makes the user's own choice.
-	Sources []string `json:"sources"`
-}
-
-type trustHookJSON struct {
-	Name string `json:"name"`
-	Path string `json:"path"`
-	// Invalid says why the hook never runs, trusted or not (it leaves
-	// its folder through a symlink).
-	Invalid string `json:"invalid,omitempty"`
-}
-
 func (a *App) newTrustCmd() *cobra.Command {
 	var o trustOptions
 	cmd := &cobra.Command{
@@ -87,17 +57,7 @@ func (a *App) runTrust(o trustOptions) error {
 		}
 	}
 	if o.JSON {
-		out := trustJSON{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []trustHookJSON{}, Replaces: []string{},
-			Shadows: append([]string{}, t.Shadows...), Files: []string{},
-			Changed: append([]string{}, changed...), Sources: append([]string{}, fromRepo...)}
-		for _, f := range t.Files {
-			out.Files = append(out.Files, f.Path)
-		}
-		for _, h := range t.Listing() {
-			out.Hooks = append(out.Hooks, trustHookJSON{Name: h.Name, Path: h.Path, Invalid: h.Escape})
-		}
-		out.Replaces = append(out.Replaces, t.Replaces...)
-		return writeJSON(a.Stdout, out)
+		return writeJSON(a.Stdout, d.Report())
 	}
 	if o.Revoke {
 		return nil

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -146,3 +147,46 @@ func pluginOrEmpty(n plugins.Name) string {
 	}
 	return n.String()
 }
+
+// HookHeader heads hook list's table; all adds the status and reason.
+func HookHeader(all bool) []string {
+	if all {
+		return []string{"NAME", "EVENT", "LOCATION", "STATUS", "REASON"}
+	}
+	return []string{"NAME", "EVENT", "LOCATION"}
+}
+
+// Row is h's row in hook list's table under HookHeader(all).
+func (h HookEntry) Row(all bool) []string {
+	row := []string{h.Name, dash(h.Event), h.Location}
+	if all {
+		row = append(row, h.Status, oneLine(h.Reason))
+	}
+	return row
+}
+
+// DocHeader heads skill and recipe list's table; all adds the status and
+// reason.
+func DocHeader(all bool) []string {
+	if all {
+		return []string{"NAME", "LOCATION", "DESCRIPTION", "STATUS", "REASON"}
+	}
+	return []string{"NAME", "LOCATION", "DESCRIPTION"}
+}
+
+// Row is d's row in skill and recipe list's table under DocHeader(all):
+// its description one line of at most 60 characters.
+func (d DocEntry) Row(all bool) []string {
+	desc := oneLine(d.Description)
+	if r := []rune(desc); len(r) > 60 {
+		desc = string(r[:57]) + "..."
+	}
+	row := []string{d.Name, d.Location, dash(desc)}
+	if all {
+		row = append(row, d.Status, oneLine(d.Reason))
+	}
+	return row
+}
+
+// oneLine keeps a table cell on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -55,3 +55,24 @@ func TestShown(t *testing.T) {
 		t.Errorf("recipe show: %+v", r)
 	}
 }
+
+func TestListingRows(t *testing.T) {
+	h := HookEntry{Name: "acme/guard/check", Location: "local", Status: "untrusted", Reason: "not\n  trusted"}
+	if got, want := strings.Join(h.Row(false), "|"), "acme/guard/check|-|local"; got != want {
+		t.Errorf("hook row: %q, want %q", got, want)
+	}
+	if got, want := strings.Join(h.Row(true), "|"), "acme/guard/check|-|local|untrusted|not trusted"; got != want {
+		t.Errorf("hook row --all: %q, want %q", got, want)
+	}
+	if len(HookHeader(true)) != 5 || len(HookHeader(false)) != 3 || len(DocHeader(true)) != 5 || len(DocHeader(false)) != 3 {
+		t.Error("headers do not match the rows")
+	}
+	d := DocEntry{Name: "review", Location: "global", Description: strings.Repeat("long words ", 10), Status: "active"}
+	row := d.Row(true)
+	if len([]rune(row[2])) != 60 || !strings.HasSuffix(row[2], "...") || row[3] != "active" {
+		t.Errorf("doc row: %q", row)
+	}
+	if got := (DocEntry{Name: "x"}).Row(false)[2]; got != "-" {
+		t.Errorf("empty description: %q", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -540,6 +541,9 @@ type UserChange struct {
 	// Agent is AgentSession's answer: inside an agent's session nothing
 	// is recorded.
 	Agent string
+	// Global: the change is to the user's own scope, which has no trust
+	// to keep; Do alone runs (as it does without a project).
+	Global bool
 }
 
 // Kept is what KeepTrust did besides the change, for the caller to say.
@@ -561,6 +565,9 @@ type Kept struct {
 // error is the change's (or the repair's).
 func KeepTrust(l plugins.Layout, u UserChange) (Kept, error) {
 	var k Kept
+	if u.Global || l.Local == nil {
+		return k, u.Do()
+	}
 	if u.Repair != nil {
 		if err := u.Repair(); err != nil {
 			return k, err
@@ -584,4 +591,39 @@ func KeepTrust(l plugins.Layout, u UserChange) (Kept, error) {
 	}
 	k.Renewal, k.RenewErr = RenewTrust(l, before, *u.What)
 	return k, err
+}
+
+// Notices are what the user is told about KeepTrust's outcome, in order:
+// each says why trust was not kept and what to do. A renewal that went
+// as it should says nothing.
+func (k Kept) Notices() []string {
+	var out []string
+	switch {
+	case k.Agent != "":
+		if k.AgentUntrusted {
+			out = append(out, fmt.Sprintf("quiver: the project's hooks are not trusted, and quiver records no trust inside an agent's session (%s is set): run quiver trust yourself, in a terminal", k.Agent))
+		}
+		return out
+	case k.RecordErr != nil:
+		out = append(out, fmt.Sprintf("quiver: could not record your choice of source: %v", k.RecordErr))
+	}
+	switch {
+	case k.SnapshotErr != nil:
+		out = append(out, fmt.Sprintf("quiver: could not read the project's trust before the change, so it was not renewed: %v", k.SnapshotErr))
+	case errors.Is(k.RenewErr, ErrTrustChanged):
+		out = append(out, "quiver: the project's trust changed while this command ran, so it was not renewed; review with quiver hook list --all, then run quiver trust")
+	case k.RenewErr != nil:
+		out = append(out, fmt.Sprintf("quiver: could not record trust for the project's hooks: %v", k.RenewErr))
+	case k.Trust.Trusted():
+		// Nothing to say: what runs is trusted.
+	case k.Stale:
+		out = append(out, "quiver: trust was not renewed: the project changed since you last trusted it (a pull?); quiver trust names what changed")
+	case len(k.Foreign) > 0:
+		shown := k.Foreign
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(k.Foreign)-5))
+		}
+		out = append(out, fmt.Sprintf("quiver: trust was not renewed: %s changed without being your choice (changed meanwhile, or fetched from a source the repository's lock or marketplace chose); review with quiver hook list --all, then run quiver trust", strings.Join(shown, ", ")))
+	}
+	return out
 }

@@ -74,3 +74,64 @@ func (t Trust) Listing() []ProjectHook {
 	}
 	return out
 }
+
+// UntrustedNotice is what a command that installed the project's plugins
+// from its lock says when their hooks are not trusted (then none runs),
+// "" when they are or the scope is the user's own.
+func UntrustedNotice(l plugins.Layout, s plugins.Scope) string {
+	if s.Location != plugins.Local {
+		return ""
+	}
+	t, err := ProjectTrust(l, false)
+	if err != nil || t.Trusted() || t.UntrustedCount() == 0 {
+		return ""
+	}
+	return fmt.Sprintf("quiver: %d project hook(s) are not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", t.UntrustedCount())
+}
+
+// TrustReport is what quiver trust --json prints.
+type TrustReport struct {
+	Project     string            `json:"project"`
+	Trusted     bool              `json:"trusted"`
+	Fingerprint string            `json:"fingerprint"`
+	Hooks       []TrustReportHook `json:"hooks"`
+	// Replaces lists the project's plugins that shadow your global
+	// install of the same plugin (whose hooks then do not run here).
+	Replaces []string `json:"replaces"`
+	// Shadows lists your global standalone hooks that a project hook of
+	// the same name switches off here.
+	Shadows []string `json:"shadows"`
+	// Files are the other files of the project's hooks' folders, which
+	// the fingerprint covers because the hooks may run them.
+	Files []string `json:"files"`
+	// Changed names what differs from the last record on this machine.
+	Changed []string `json:"changed"`
+	// Sources are the lock's sources that came with the repository,
+	// which trusting makes the user's own choice.
+	Sources []string `json:"sources"`
+}
+
+// TrustReportHook is one project hook in TrustReport.
+type TrustReportHook struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// Invalid says why the hook never runs, trusted or not (it leaves
+	// its folder through a symlink).
+	Invalid string `json:"invalid,omitempty"`
+}
+
+// Report is d as quiver trust --json prints it; its lists are never nil,
+// so JSON says [].
+func (d Decided) Report() TrustReport {
+	t := d.Trust
+	out := TrustReport{Project: t.Project, Trusted: t.Trusted(), Fingerprint: t.Fingerprint, Hooks: []TrustReportHook{},
+		Replaces: append([]string{}, t.Replaces...), Shadows: append([]string{}, t.Shadows...), Files: []string{},
+		Changed: append([]string{}, d.Changed...), Sources: append([]string{}, d.Sources...)}
+	for _, f := range t.Files {
+		out.Files = append(out.Files, f.Path)
+	}
+	for _, h := range t.Listing() {
+		out.Hooks = append(out.Hooks, TrustReportHook{Name: h.Name, Path: h.Path, Invalid: h.Escape})
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -35,5 +36,16 @@ func TestDecide(t *testing.T) {
 	}
 	if asked := tr.asked(); len(asked) != 0 {
 		t.Errorf("deciding asked %v", asked)
+	}
+}
+
+func TestDecidedReportListsAreNeverNull(t *testing.T) {
+	data, err := json.Marshal(Decided{Trust: Trust{Project: "/p", Files: []ProjectHook{{Path: "/p/lib.sh"}}}}.Report())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"project":"/p","trusted":false,"fingerprint":"","hooks":[],"replaces":[],"shadows":[],"files":["/p/lib.sh"],"changed":[],"sources":[]}`
+	if string(data) != want {
+		t.Errorf("got  %s\nwant %s", data, want)
 	}
 }

@@ -127,3 +127,49 @@ func FindHook(ctx context.Context, o discovery.Options, target string) (discover
 	}
 	return *found, nil
 }
+
+// Declares says what the hook declared for "hook", against the event it
+// was sent.
+func (r TestReport) Declares() string {
+	switch {
+	case r.DeclareError != "":
+		return "nothing valid: " + r.DeclareError
+	case r.DeclaredEvent != r.Event:
+		return fmt.Sprintf("%s (but was sent %s: quiver would never run it for that event)", r.DeclaredEvent, r.Event)
+	case r.Persistent:
+		return r.DeclaredEvent + " persistent (hook serve keeps '<hook> serve' running; tested here one-shot)"
+	}
+	return r.DeclaredEvent
+}
+
+// Verdict says what quiver makes of the run: its status, why, and what
+// the answer changes (the tool's input or output, follow-ups, context for
+// the model, a notice for the user).
+func (r TestReport) Verdict() string {
+	verdict := string(r.Status)
+	switch r.Status {
+	case Blocked, Asked, Skipped:
+		verdict += ": " + r.Reason
+	case Failed, TimedOut:
+		verdict += ": " + r.Error
+	case NoAction:
+		verdict += " (empty stdout, exit 0)"
+	case OK:
+		if r.Response != nil && r.Response.Input != nil {
+			verdict += "; replaces tool_input with " + string(r.Response.Input)
+		}
+		if r.Response != nil && r.Response.Output != nil {
+			verdict += "; replaces tool_output with " + string(r.Response.Output)
+		}
+		if r.Response != nil && len(r.Response.FollowUpMessages) > 0 {
+			verdict += fmt.Sprintf("; adds %d follow-up message(s)", len(r.Response.FollowUpMessages))
+		}
+	}
+	if r.Response != nil && r.Response.Context != "" {
+		verdict += "; context for the model: " + r.Response.Context
+	}
+	if r.Response != nil && r.Response.Notice != "" {
+		verdict += "; notice for the user: " + r.Response.Notice
+	}
+	return verdict
+}

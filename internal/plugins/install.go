@@ -167,6 +167,34 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err err
 	return ReadPlugin(in.Scope, req.Name)
 }
 
+// ErrSomeFailed is AddAll's error when some of several requests failed;
+// each failure was reported on its own.
+var ErrSomeFailed = errors.New("some plugins could not be added")
+
+// AddAll installs the requests in turn, as plugin add does: a failure
+// stops none of the others. report hears of each outcome in order, the
+// plugin or why it failed. The error is the one request's failure, or
+// ErrSomeFailed when some of several failed.
+func (in *Installer) AddAll(ctx context.Context, reqs []AddRequest, report func(Plugin, error)) error {
+	var failed error
+	for _, r := range reqs {
+		p, err := in.Add(ctx, r)
+		if errors.Is(err, ErrAlreadyInstalled) {
+			err = fmt.Errorf("plugin %s is already installed %s; use --force to replace it", r.Name, in.Scope.Location.Where())
+		} else if err != nil {
+			err = fmt.Errorf("add %s: %w", r.Name, err)
+		}
+		report(p, err)
+		if err != nil {
+			if len(reqs) == 1 {
+				return err
+			}
+			failed = ErrSomeFailed
+		}
+	}
+	return failed
+}
+
 // renameFromFolder applies a fetched subfolder's manifest name to req
 // (AddRequest.FolderName), moving the staging folder to match, so that
 // the journal names it. It reports whether the renamed plugin exists.

@@ -465,11 +465,13 @@ func (in *Installer) SetDisabled(ctx context.Context, names []Name, disabled boo
 	return WriteLock(in.Scope.LockPath(), lock)
 }
 
-// VerifyResult is the state of one plugin compared with the lock.
+// VerifyResult is the state of one plugin compared with the lock, as
+// plugin verify --json prints it.
 type VerifyResult struct {
-	Name    string
-	Status  string // ok, modified, missing, unlocked, leftover
-	Changed []string
+	Name     string   `json:"name"`
+	Location string   `json:"location"`
+	Status   string   `json:"status"` // ok, modified, missing, unlocked, leftover
+	Changed  []string `json:"changed,omitempty"`
 }
 
 // Verify recomputes content hashes and compares them with the lock file:
@@ -486,7 +488,7 @@ func Verify(s Scope) ([]VerifyResult, error) {
 		n, _ := ParseName(k)
 		e := lock.Plugins[k]
 		dir := s.PluginDir(n)
-		r := VerifyResult{Name: k, Status: "ok"}
+		r := VerifyResult{Name: k, Location: string(s.Location), Status: "ok"}
 		if _, err := os.Lstat(dir); err != nil {
 			r.Status = "missing"
 		} else if changed, modified := LocalChanges(dir, e); modified {
@@ -501,7 +503,7 @@ func Verify(s Scope) ([]VerifyResult, error) {
 	for _, de := range entries {
 		name := de.Name()
 		if strings.HasPrefix(name, ".") {
-			out = append(out, VerifyResult{Name: name, Status: "leftover"})
+			out = append(out, VerifyResult{Name: name, Location: string(s.Location), Status: "leftover"})
 			continue
 		}
 		n, err := ParseName(name)
@@ -509,7 +511,7 @@ func Verify(s Scope) ([]VerifyResult, error) {
 			continue
 		}
 		if _, ok := lock.Plugins[n.String()]; !ok {
-			out = append(out, VerifyResult{Name: n.String(), Status: "unlocked"})
+			out = append(out, VerifyResult{Name: n.String(), Location: string(s.Location), Status: "unlocked"})
 		}
 	}
 	return out, nil

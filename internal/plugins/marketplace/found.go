@@ -1,6 +1,10 @@
 package marketplace
 
-import "github.com/quiver-cli/quiver/internal/plugins"
+import (
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
 
 // Found is a search hit as quiver search shows it (--json).
 type Found struct {
@@ -47,4 +51,27 @@ func Results(l plugins.Layout, hits []Hit) []Found {
 		})
 	}
 	return found
+}
+
+// FoundHeader heads the rows of Found.Row.
+var FoundHeader = []string{"NAME", "VERSION", "DESCRIPTION", "INSTALLED"}
+
+// Row is the hit's row in search's table: its description cut to 70
+// characters, or why it cannot be installed.
+func (f Found) Row() []string {
+	desc := f.Description
+	if !f.Installable {
+		desc = "(cannot be installed: " + f.Reason + ")"
+	}
+	return []string{f.Name, orDash(f.Version), Truncate(desc, 70), orDash(f.Installed)}
+}
+
+// Truncate makes a marketplace's text (a description) one plain line of
+// at most n characters, an ellipsis ending what was cut.
+func Truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

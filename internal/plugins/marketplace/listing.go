@@ -1,6 +1,7 @@
 package marketplace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -81,4 +82,70 @@ func Elsewhere(err error, l plugins.Layout, s plugins.Scope, name string) error 
 		}
 	}
 	return err
+}
+
+// ListingHeader heads the rows of Listing.Row.
+var ListingHeader = []string{"NAME", "LOCATION", "SOURCE", "COMMIT", "PLUGINS"}
+
+// Row is the marketplace's row in marketplace list's table: its plugins
+// counted, or why there are none to count.
+func (l Listing) Row() []string {
+	count := fmt.Sprint(l.Plugins)
+	if l.Missing {
+		count = "missing (quiver plugin install restores it)"
+	} else if l.Error != "" {
+		count = "error: " + l.Error
+	}
+	return []string{l.Name, l.Location, l.Source, orDash(plugins.ShortCommit(l.Commit)), count}
+}
+
+// Added is marketplace add's line for what it added.
+func (l Listing) Added() string {
+	commit := plugins.ShortCommit(l.Commit)
+	if commit == "" {
+		commit = "copied"
+	}
+	return fmt.Sprintf("Added marketplace %s %s (%s): %d plugin(s); find them with quiver search --marketplace %s",
+		l.Name, plugins.Location(l.Location).Where(), commit, l.Plugins, l.Name)
+}
+
+// UpdateAll moves each named marketplace of in's scope to its newest
+// commit, every one of them when names is empty; one that fails stops
+// none of the others. report hears of each in turn: what happened, or
+// why it failed. It reports whether all were updated.
+func UpdateAll(ctx context.Context, in *plugins.Installer, names []string, report func(msg string, err error)) bool {
+	ok := true
+	for _, n := range names {
+		from, to, err := in.UpdateMarketplace(ctx, n, Namer(n))
+		switch {
+		case err != nil:
+			report("", fmt.Errorf("update marketplace %s: %w", n, err))
+			ok = false
+		case from == to:
+			report(fmt.Sprintf("Marketplace %s is up to date (%s)", n, orDash(plugins.ShortCommit(to))), nil)
+		default:
+			report(fmt.Sprintf("Updated marketplace %s: %s -> %s", n, orDash(plugins.ShortCommit(from)), orDash(plugins.ShortCommit(to))), nil)
+		}
+	}
+	return ok
+}
+
+// Names are the names of the marketplaces added in scope s.
+func Names(s plugins.Scope) ([]string, error) {
+	ms, err := plugins.ListMarketplaces(s)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	return names, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,0 +1,114 @@
+package discovery
+
+import (
+	"cmp"
+	"fmt"
+	"strconv"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
+
+// What plugin add, list and show say of installed plugins: discovery's,
+// since a plugin's hooks include the handlers of its hooks.json.
+
+// PluginInfo is the shape of a plugin in --json output (SPEC §7).
+type PluginInfo struct {
+	Name     string   `json:"name"`
+	Location string   `json:"location"`
+	Path     string   `json:"path"`
+	Source   string   `json:"source"`
+	Ref      string   `json:"ref"`
+	Commit   string   `json:"commit"`
+	Enabled  bool     `json:"enabled"`
+	Skills   []string `json:"skills"`
+	Recipes  []string `json:"recipes"`
+	Hooks    []string `json:"hooks"`
+	// Parts counts every part the plugin carries (SPEC §16).
+	Parts plugins.Count `json:"parts"`
+}
+
+// InfoOf is what list and add say of p.
+func InfoOf(p plugins.Plugin) PluginInfo {
+	handlers := HandlerNames(p.Contents)
+	return PluginInfo{
+		Name:     p.Name.String(),
+		Location: string(p.Scope.Location),
+		Path:     p.Dir,
+		Source:   p.Entry.Source,
+		Ref:      p.Entry.Ref,
+		Commit:   p.Entry.Commit,
+		Enabled:  p.Enabled(),
+		Skills:   plugins.Names(p.Contents.Skills),
+		Recipes:  plugins.Names(p.Contents.Recipes),
+		Hooks:    append(plugins.Names(p.Contents.Hooks), handlers...),
+		Parts:    plugins.CountParts(p.Contents, len(handlers), p.Parts()),
+	}
+}
+
+// PluginDetail adds what only plugin show says.
+type PluginDetail struct {
+	PluginInfo
+	// RepoPath is the folder of the repository installed (lock "path").
+	RepoPath    string `json:"repo_path,omitempty"`
+	Marketplace string `json:"marketplace,omitempty"`
+	Hash        string `json:"hash,omitempty"`
+	Link        bool   `json:"link,omitempty"`
+	Missing     bool   `json:"missing,omitempty"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Homepage    string `json:"homepage,omitempty"`
+	// Problems say which parts could not be read.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// DetailOf is what plugin show says of p: plugin.yaml's description,
+// version and homepage where it says them, else .claude-plugin's.
+func DetailOf(p plugins.Plugin) PluginDetail {
+	d := PluginDetail{
+		PluginInfo: InfoOf(p), RepoPath: p.Entry.Path, Marketplace: p.Entry.Marketplace, Hash: p.Entry.Hash, Link: p.Entry.Link, Missing: p.Missing,
+		Description: p.Manifest.Description, Version: p.Manifest.Version, Homepage: p.Manifest.Homepage,
+		Problems: p.Parts().Problems,
+	}
+	if m := p.Contents.Manifest; m != nil {
+		d.Description = cmp.Or(d.Description, m.Description)
+		d.Version = cmp.Or(d.Version, m.Version)
+		d.Homepage = cmp.Or(d.Homepage, m.Homepage)
+	}
+	return d
+}
+
+// Added is plugin add's line for an installed plugin: "Installed acme/guard
+// in the project (v1, 4f1c2ab): 2 hooks, 1 skill, 0 recipes; 1 MCP server".
+func Added(p plugins.Plugin) string {
+	return fmt.Sprintf("Installed %s %s%s: %s%s", p.Name, p.Scope.Location.Where(), p.Entry.Installed(),
+		plugins.CountItems(p.Contents, len(HandlerNames(p.Contents))), p.PartsNote())
+}
+
+// PluginRowHeader heads the rows of PluginRow.
+var PluginRowHeader = []string{"NAME", "LOCATION", "REF", "COMMIT", "SKILLS", "RECIPES", "HOOKS"}
+
+// PluginRow is p's row in plugin list's table.
+func PluginRow(p plugins.Plugin) []string {
+	ref, commit := dash(plugins.ShortRef(p.Entry.Ref)), dash(plugins.ShortCommit(p.Entry.Commit))
+	switch {
+	case p.Missing:
+		commit = "missing"
+	case p.Entry.Link:
+		commit = "link"
+	}
+	name := p.Name.String()
+	if !p.Enabled() {
+		name += " (disabled)"
+	}
+	return []string{
+		name, string(p.Scope.Location), ref, commit,
+		strconv.Itoa(len(p.Contents.Skills)), strconv.Itoa(len(p.Contents.Recipes)), strconv.Itoa(len(p.Contents.Hooks) + len(HandlerNames(p.Contents))),
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,162 @@
+package plugins
+
+import (
+	"fmt"
+	"strings"
+)
+
+// What update, outdated, install and verify report, plugin by plugin, in
+// the shapes their --json prints and the lines and rows people read.
+
+// CheckUpdate refuses an update that names no plugin and no --all, both,
+// or --ref for other than one plugin.
+func CheckUpdate(names int, all bool, ref string) error {
+	switch {
+	case names == 0 && !all:
+		return Usagef("name the plugins to update, or pass --all")
+	case names > 0 && all:
+		return Usagef("give plugin names or --all, not both")
+	case ref != "" && names != 1:
+		return Usagef("--ref moves one plugin; name it")
+	}
+	if ref != "" {
+		return AsUsage(ValidateRef(ref))
+	}
+	return nil
+}
+
+// UpdateLine is one plugin in plugin update --json.
+type UpdateLine struct {
+	Name   string `json:"name"`
+	Ref    string `json:"ref"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Line is r as plugin update --json prints it: a failure's status is
+// "failed".
+func (r UpdateResult) Line() UpdateLine {
+	u := UpdateLine{Name: r.Name.String(), Ref: r.Ref, From: r.From, To: r.To, Status: r.Status}
+	if r.Err != nil {
+		u.Status, u.Error = "failed", r.Err.Error()
+	}
+	return u
+}
+
+// Outdated is one plugin in plugin outdated --json.
+type Outdated struct {
+	Name            string `json:"name"`
+	Location        string `json:"location"`
+	Ref             string `json:"ref"`
+	Current         string `json:"current"`
+	Latest          string `json:"latest"`
+	Pinned          bool   `json:"pinned"`
+	Local           bool   `json:"local"`
+	UpdateAvailable bool   `json:"update_available"`
+	Error           string `json:"error,omitempty"`
+}
+
+// OutdatedOf is what a dry-run Update of scope location found, as plugin
+// outdated reports it; failed says some remote could not be asked. It is
+// never nil, so JSON says [].
+func OutdatedOf(res []UpdateResult, location Location) (out []Outdated, failed bool) {
+	out = []Outdated{}
+	for _, r := range res {
+		o := Outdated{
+			Name: r.Name.String(), Location: string(location), Ref: r.Ref,
+			Current: r.From, Latest: r.To, Pinned: r.Status == Pinned,
+			Local: r.Status == LocalSource, UpdateAvailable: r.Status == WouldUpdate,
+		}
+		if r.Err != nil {
+			o.Error, failed = r.Err.Error(), true
+		}
+		out = append(out, o)
+	}
+	return out, failed
+}
+
+// OutdatedHeader heads the rows of Outdated.Row.
+var OutdatedHeader = []string{"NAME", "LOCATION", "REF", "CURRENT", "LATEST"}
+
+// Row is o's row in plugin outdated's table: the latest commit, or why
+// there is none to move to.
+func (o Outdated) Row() []string {
+	latest := ShortCommit(o.Latest)
+	switch {
+	case o.Error != "":
+		latest = "error: " + strings.Join(strings.Fields(o.Error), " ")
+	case o.Pinned:
+		latest = "pinned"
+	case o.Local:
+		latest = "local"
+	case !o.UpdateAvailable:
+		latest = "up to date"
+	}
+	return []string{o.Name, o.Location, orDash(ShortRef(o.Ref)), orDash(ShortCommit(o.Current)), latest}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Notice is what plugin install says of r in scope s, "" for nothing
+// (a plugin or marketplace that matched its lock).
+func (r SyncResult) Notice(s Scope) string {
+	capital := func(w string) string { return strings.ToUpper(w[:1]) + w[1:] }
+	switch {
+	case r.Marketplace != "" && (r.Status == "installed" || r.Status == "repaired"):
+		return capital(r.Status) + " marketplace " + r.Marketplace
+	case r.Marketplace != "":
+	case r.Status == "unlocked":
+		return fmt.Sprintf("quiver: %s is installed but not in %s; keep it, add it with plugin add --force, or remove it with plugin install --prune", r.Name, s.LockPath())
+	case r.Status == "installed" || r.Status == "repaired" || r.Status == "pruned":
+		return capital(r.Status) + " " + r.Name.String()
+	}
+	return ""
+}
+
+// SyncSummary is plugin install's last line: how many plugins of scope s
+// were up to date, installed, repaired and failed.
+func SyncSummary(res []SyncResult, s Scope) string {
+	counts := map[string]int{}
+	for _, r := range res {
+		if r.Marketplace == "" {
+			counts[r.Status]++
+		}
+	}
+	return fmt.Sprintf("%d plugin(s) up to date with %s, %d installed, %d repaired, %d failed",
+		counts["ok"], s.LockPath(), counts["installed"], counts["repaired"], counts["failed"])
+}
+
+// Drift reports whether res shows plugins that differ from the lock. A
+// leftover of an interrupted command is shown, but it is no plugin and
+// the next mutating command removes it: it is not drift.
+func Drift(res []VerifyResult) bool {
+	for _, r := range res {
+		if r.Status != "ok" && r.Status != "leftover" {
+			return true
+		}
+	}
+	return false
+}
+
+// Matched counts the plugins of res that match the lock.
+func Matched(res []VerifyResult) int {
+	n := 0
+	for _, r := range res {
+		if r.Status == "ok" {
+			n++
+		}
+	}
+	return n
+}
+
+// Row is r's row in plugin verify's table.
+func (r VerifyResult) Row() []string {
+	return []string{r.Name, r.Location, r.Status, strings.Join(r.Changed, ", ")}
+}
