@@ -15,7 +15,7 @@ import (
 func (a *App) newAgentCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Wire quiver into Claude Code, Codex, Gemini CLI or Cursor",
+		Short: "Wire quiver into Claude Code, Codex, Copilot CLI, Cursor, Gemini CLI or OpenCode",
 		Long: `An agent calls quiver only if its own hook configuration says so. These
 commands add quiver to (and remove it from) an agent's configuration, and keep
 quiver's active skills and recipes linked into the folders the agent reads.`,
@@ -119,7 +119,7 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	}
 	fmt.Fprintf(a.Stdout, "%s %s (%s): %d events call %s\n", verb, ag.Title, visible(site.Config), len(ag.Events), visible(ag.Command(o.Command, agents.Event{Quiver: "EVENT"}, o.AllowRewrites)))
 	if res.Links > 0 {
-		fmt.Fprintf(a.Stdout, "Linked %d skill(s) and recipe(s) into %s\n", res.Links, filepath.Dir(ag.SkillsDir))
+		fmt.Fprintf(a.Stdout, "Linked %d skill(s) and recipe(s) into %s\n", res.Links, filepath.Dir(site.Dirs().Skills))
 	}
 	if problem := agents.CommandProblem(o.Command); problem != "" {
 		a.warnf("quiver: warning: %s; the agent will not reach quiver until it is (or use --command PATH)", problem)
