@@ -110,13 +110,14 @@ type Agent struct {
 	hookFile func(command string, allowRewrites bool) []byte
 
 	// parts plans what else of the scope's plugins reaches the agent
-	// (parts.go); partFiles are the files it may keep members in for a
+	// (parts.go); partFiles are the files (and whether they may hold
+	// comments; no members) it may keep members in for a
 	// site, the only ones quiver ever touches from the record; cleanup
 	// removes what the adapter made outside the agent's files when the
 	// agent is removed. All nil for an agent that takes only hooks,
 	// skills and commands.
 	parts     func(w *Wirer, site Site, d Docs, quiver string) (Plan, error)
-	partFiles func(w *Wirer, site Site) []string
+	partFiles func(w *Wirer, site Site) []FileMembers
 	cleanup   func(site Site) error
 
 	// writes matches the commands quiver writes (see Writes), compiled

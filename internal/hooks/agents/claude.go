@@ -199,8 +199,8 @@ func claudeEnabled(w *Wirer, site Site) string {
 	return filepath.Join(site.Base, ".claude", "settings.local.json")
 }
 
-func claudePartFiles(w *Wirer, site Site) []string {
-	return []string{claudeUserSettings(w), claudeEnabled(w, site)}
+func claudePartFiles(w *Wirer, site Site) []FileMembers {
+	return []FileMembers{{Path: claudeUserSettings(w), Comments: Claude.Comments}, {Path: claudeEnabled(w, site), Comments: Claude.Comments}}
 }
 
 func claudeCleanup(site Site) error {

@@ -226,8 +226,8 @@ func init() {
 		plan.Missed = append(plan.Missed, lsp.Missed...)
 		return plan, nil
 	}
-	Copilot.partFiles = func(w *Wirer, site Site) []string {
-		return []string{copilotMCP.file(site), copilotLSPFile(site)}
+	Copilot.partFiles = func(w *Wirer, site Site) []FileMembers {
+		return []FileMembers{{Path: copilotMCP.file(site)}, {Path: copilotLSPFile(site)}}
 	}
 }
 

@@ -213,9 +213,9 @@ func withMCP(a *Agent, f *mcpFormat) {
 	a.parts = func(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 		return mcpParts(w, site, d, f, quiver), nil
 	}
-	a.partFiles = func(w *Wirer, site Site) []string {
+	a.partFiles = func(w *Wirer, site Site) []FileMembers {
 		if file := f.file(site); file != "" {
-			return []string{file}
+			return []FileMembers{{Path: file, Comments: f.Comments}}
 		}
 		return nil
 	}

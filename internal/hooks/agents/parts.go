@@ -64,23 +64,29 @@ func scopePlugins(site Site, d Docs) []plugins.Plugin {
 // site are ever touched, whatever the record says.
 func (w *Wirer) syncParts(site Site, entry *wiring.AgentRecord, plan Plan) error {
 	ag := site.Agent
-	allowed := map[string]bool{}
+	allowed := map[string]FileMembers{}
 	if ag.partFiles != nil {
 		for _, f := range ag.partFiles(w, site) {
-			allowed[f] = true
+			allowed[f.Path] = f
 		}
 	}
 	want := map[string]FileMembers{}
 	var paths []string
 	for _, f := range plan.Files {
-		if !allowed[f.Path] {
+		if _, ok := allowed[f.Path]; !ok {
 			return fmt.Errorf("%s: quiver would write %s, which its adapter does not name", ag.Title, f.Path)
 		}
 		want[f.Path] = f
 		paths = append(paths, f.Path)
 	}
 	for _, f := range entry.Files {
-		if _, ok := want[f.Path]; !ok && allowed[f.Path] {
+		if _, ok := want[f.Path]; ok {
+			continue
+		}
+		if a, ok := allowed[f.Path]; ok {
+			// No longer planned: its members go, read as the agent
+			// writes the file (comments and all).
+			want[f.Path] = a
 			paths = append(paths, f.Path)
 		}
 	}
@@ -95,6 +101,9 @@ func (w *Wirer) syncParts(site Site, entry *wiring.AgentRecord, plan Plan) error
 			rec = *prev
 		}
 		rec.Path = path
+		// Members in the agent's configuration, which quiver created for
+		// its hooks: the file goes once nothing else is in it.
+		rec.CreatedFile = rec.CreatedFile || (path == site.Config && entry.CreatedFile)
 		r, err := w.syncFile(site, want[path], rec)
 		if err != nil {
 			errs = append(errs, err)

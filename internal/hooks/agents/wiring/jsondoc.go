@@ -224,7 +224,7 @@ func (d *Doc) Append(keys []string, elem json.RawMessage, created *[]string) err
 	depth := len(keys) + 1
 	before := d.lineBreak(depth)
 	if n := len(arr.Elements); n > 0 {
-		before = arr.Elements[n-1].BeforeExtra
+		before = spacing(arr.Elements[n-1].BeforeExtra, before)
 	}
 	v, err := d.format(elem, before)
 	if err != nil {
@@ -318,7 +318,11 @@ func (d *Doc) Delete(keys []string, keep func(json.RawMessage) bool) {
 	if member == nil || (keep != nil && keep(minimal(member))) {
 		return
 	}
+	trailing := obj.Members[len(obj.Members)-1].Value.AfterExtra != nil
 	obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
+	if k := len(obj.Members); k > 0 && trailing && obj.Members[k-1].Value.AfterExtra == nil {
+		obj.Members[k-1].Value.AfterExtra = hujson.Extra("") // keep the object's trailing comma
+	}
 	if len(obj.Members) == 0 {
 		closeUp(&obj.AfterExtra)
 	}
@@ -328,16 +332,34 @@ func (d *Doc) Delete(keys []string, keep func(json.RawMessage) bool) {
 func (d *Doc) insert(obj *hujson.Object, depth int, key string, v hujson.Value) *hujson.Value {
 	name := hujson.Value{BeforeExtra: d.lineBreak(depth), Value: hujson.String(key)}
 	if n := len(obj.Members); n > 0 {
-		name.BeforeExtra = obj.Members[n-1].Name.BeforeExtra
+		name.BeforeExtra = spacing(obj.Members[n-1].Name.BeforeExtra, d.lineBreak(depth))
 		if v.BeforeExtra == nil {
-			v.BeforeExtra = obj.Members[n-1].Value.BeforeExtra
+			v.BeforeExtra = spacing(obj.Members[n-1].Value.BeforeExtra, hujson.Extra(" "))
 		}
 	} else if v.BeforeExtra == nil && d.multiline {
 		v.BeforeExtra = hujson.Extra(" ")
 	}
+	if n := len(obj.Members); n > 0 && obj.Members[n-1].Value.AfterExtra != nil && v.AfterExtra == nil {
+		v.AfterExtra = hujson.Extra("") // the file ends its objects with a comma: so does quiver
+	}
 	d.openUp(&obj.AfterExtra, depth-1)
 	obj.Members = append(obj.Members, hujson.ObjectMember{Name: name, Value: v})
 	return &obj.Members[len(obj.Members)-1].Value
+}
+
+// spacing is the layout a new neighbour copies from extra (the
+// whitespace before a member): its last line's indentation, never the
+// comments it holds, which belong to that member; fallback when it has
+// none of its own.
+func spacing(extra, fallback hujson.Extra) hujson.Extra {
+	tail := extra
+	if i := bytes.LastIndexByte(extra, '\n'); i >= 0 {
+		tail = extra[i:]
+	}
+	if len(bytes.TrimSpace(tail)) > 0 {
+		return fallback
+	}
+	return append(hujson.Extra(nil), tail...)
 }
 
 // lineBreak is the whitespace before a value at depth: a newline and the
