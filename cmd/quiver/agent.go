@@ -40,12 +40,16 @@ func (a *App) newAgentInstallCmd() *cobra.Command {
 		Long: fmt.Sprintf(`Add one entry per event to the agent's hook configuration (%s), each
 running "quiver hook run --format AGENT EVENT", and link quiver's active skills
 (and, for Claude Code, recipes as commands) into the agent's folders. Nothing
-else in the file changes; installing again changes nothing. What quiver added
-is recorded in .quiver/agents.yaml (~/.quiver with -g). --dry-run prints the
-file as it would be written.`, strings.Join(agents.Names(), ", ")),
+else in the file changes; installing again changes nothing. OpenCode has no
+hook configuration: quiver writes it a plugin (.opencode/plugins/quiver.js)
+that calls quiver, and removes it only while it is as quiver wrote it. What
+quiver added is recorded in .quiver/agents.yaml (~/.quiver with -g).
+--dry-run prints the file as it would be written.`, strings.Join(agents.Names(), ", ")),
 		Example: `  quiver agent install claude
   quiver agent install gemini -g
   quiver agent install cursor --dry-run
+  quiver agent install copilot
+  quiver agent install opencode -g
   quiver agent install claude --command /usr/local/bin/quiver`,
 		Args:              exactArgs(1),
 		ValidArgsFunction: completeAgents,
