@@ -176,3 +176,30 @@ await tryIt("password", () => h["chat.message"]({ sessionID: "s1" }, { message: 
 		t.Errorf("%d agent_stop calls for one turn:\n%s", n, calls)
 	}
 }
+
+// TestOpenCodePluginQuotesQuiver: the quiver to run is data in the
+// generated program, whatever its path holds: a path that tries to close
+// the string and run code only names a program that does not exist.
+func TestOpenCodePluginQuotesQuiver(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	pwned := filepath.Join(dir, "pwned")
+	evil := "/x\"; require('fs').writeFileSync(" + string(marshal(pwned)) + ", ''); //\n`${process.exit(3)}`</script>\u2028"
+	os.WriteFile(filepath.Join(dir, "quiver.mjs"), opencodePlugin(evil, false), 0o644)
+	os.WriteFile(filepath.Join(dir, "driver.mjs"), []byte(`import { QuiverHooks } from "./quiver.mjs";
+const h = await QuiverHooks({ directory: process.argv[2], worktree: process.argv[2] });
+const output = { args: { command: "ls" } };
+await h["tool.execute.before"]({ tool: "bash", sessionID: "s1", callID: "c1" }, output);
+console.log(JSON.stringify(output.args));
+`), 0o644)
+	out, err := exec.Command(node, filepath.Join(dir, "driver.mjs"), dir).CombinedOutput()
+	if err != nil || string(out) != "{\"command\":\"ls\"}\n" {
+		t.Errorf("the plugin did not just fail to find the program: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Error("a quiver path ran code in OpenCode")
+	}
+}
