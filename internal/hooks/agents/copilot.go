@@ -116,14 +116,14 @@ func copilotEncode(c Call, r *hooks.Result, o Options) Answer {
 			out.PermissionDecision, out.PermissionDecisionReason = "deny", r.Reason
 		case r.Decision == hooks.Ask:
 			out.PermissionDecision, out.PermissionDecisionReason = "ask", r.Reason
-		case r.Input != nil:
+		case r.Input != nil && !o.AllowRewrites:
 			// Copilot's own permission rules still apply to modified
 			// arguments; without --allow-rewrites the user is asked too
 			// (in -p, where no one can be asked, Copilot denies).
+			out.PermissionDecision, out.PermissionDecisionReason = "ask", rewriteReason
+		}
+		if !r.Blocked {
 			out.ModifiedArgs = r.Input
-			if !o.AllowRewrites {
-				out.PermissionDecision, out.PermissionDecisionReason = "ask", rewriteReason
-			}
 		}
 	case sessionStart, afterToolCall:
 		out.AdditionalContext = context

@@ -55,6 +55,8 @@ func TestCopilotEncode(t *testing.T) {
 		{"ask", "before_tool_call", hooks.Result{Decision: hooks.Ask, Reason: "a human"}, Options{}, `{"permissionDecision":"ask","permissionDecisionReason":"a human"}`},
 		{"rewrite asks", "before_tool_call", hooks.Result{Input: input}, Options{}, `{"permissionDecision":"ask","permissionDecisionReason":"` + rewriteReason + `","modifiedArgs":{"command":"ls -la"}}`},
 		{"rewrite", "before_tool_call", hooks.Result{Input: input}, Options{AllowRewrites: true}, `{"modifiedArgs":{"command":"ls -la"}}`},
+		{"rewrite and ask", "before_tool_call", hooks.Result{Input: input, Decision: hooks.Ask, Reason: "a human"}, Options{}, `{"permissionDecision":"ask","permissionDecisionReason":"a human","modifiedArgs":{"command":"ls -la"}}`},
+		{"a block drops the rewrite", "before_tool_call", hooks.Result{Input: input, Blocked: true, Reason: "no"}, Options{}, `{"permissionDecision":"deny","permissionDecisionReason":"no"}`},
 		{"context", "session_start", hooks.Result{Context: ctx}, Options{}, `{"additionalContext":"[h] tabs"}`},
 		{"prompt block", "user_message_send", hooks.Result{Blocked: true, Reason: "secret"}, Options{}, `{"decision":"block","reason":"secret"}`},
 		{"keep going", "agent_stop", hooks.Result{FollowUpMessages: &[]json.RawMessage{json.RawMessage(`"test first"`)}}, Options{}, `{"decision":"block","reason":"test first"}`},

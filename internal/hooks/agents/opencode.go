@@ -33,7 +33,8 @@ var OpenCode = &Agent{
 		"chat.message", userMessageSend,
 		"session.idle", agentStop,
 	),
-	RootInput:   []string{"directory", "cwd"},
+	RootInput: []string{"directory", "cwd"},
+	// The plugin's own limit per call, in its unit (opencodePlugin).
 	TimeoutUnit: time.Millisecond,
 	// OpenCode reads .opencode/skills, .claude/skills and .agents/skills
 	// (user: ~/.config/opencode/skills, ~/.claude/skills, ~/.agents/skills)
@@ -256,7 +257,7 @@ func opencodePlugin(command string, allowRewrites bool) []byte {
 	r := strings.NewReplacer(
 		"{{QUIVER}}", string(marshal(command)),
 		"{{ARGS}}", string(marshal(args)),
-		"{{TIMEOUT}}", fmt.Sprint(Timeout.Milliseconds()),
+		"{{TIMEOUT}}", fmt.Sprint(OpenCode.timeoutIn(Timeout)),
 		"{{HEADER}}", hookFileHeader+`: OpenCode runs "quiver `+OpenCode.Marker()+` EVENT" through this plugin.`,
 	)
 	return []byte(r.Replace(opencodePluginSource))
