@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -21,19 +22,15 @@ import (
 // Every file quiver then writes or changes is golden (…/after, paths
 // with $PROJECT and $HOME), and so is what did not reach the agent
 // (missed.txt). A second install and a sync change no byte; remove gives
-// every file back exactly as it was before quiver.
+// every file back exactly as it was before quiver; so does plugin remove,
+// but for quiver's hook entries.
 func TestAgentFilesGolden(t *testing.T) {
 	for _, ag := range All() {
 		for _, scope := range []string{"project", "user"} {
 			t.Run(ag.Name+"/"+scope, func(t *testing.T) {
 				global := scope == "user"
 				w := newWirer(t)
-				docs := w.Docs
-				w.Docs = func() (Docs, error) {
-					d, err := docs()
-					d.Trusted = true // the user trusted the project
-					return d, err
-				}
+				w.Docs = trustedDocs(w)
 				installPlugin(t, w.Layout.Scope(global), filepath.Join("testdata", "plugins", "whole"), "acme/demo")
 				site := w.Site(ag, global)
 				dir := filepath.Join("testdata", "golden", ag.Name, scope)
@@ -66,6 +63,31 @@ func TestAgentFilesGolden(t *testing.T) {
 					t.Errorf("a second install or a sync changed files:\n%s", diffTree(after, again))
 				}
 
+				// plugin remove: every part goes; only quiver's hook entries
+				// stay, in the agent's configuration.
+				name, _ := plugins.ParseName("acme/demo")
+				in := &plugins.Installer{Scope: w.Layout.Scope(global), Fetcher: &plugins.Fetcher{}}
+				if err := in.Remove(t.Context(), []plugins.Name{name}, false); err != nil {
+					t.Fatal(err)
+				}
+				w.Docs = trustedDocs(w) // found again, without the plugin
+				if err := w.Sync(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				config, _ := filepath.Rel(site.Base, site.Config)
+				config = filepath.ToSlash(config)
+				now := snapshot(t, site.Base)
+				for p, c := range now {
+					if p != config && before[p] != c {
+						t.Errorf("plugin remove left %s:\n%s", p, c)
+					}
+				}
+				for p := range before {
+					if _, ok := now[p]; !ok {
+						t.Errorf("plugin remove took the user's %s", p)
+					}
+				}
+
 				if _, err := w.Remove(t.Context(), site); err != nil {
 					t.Fatal(err)
 				}
@@ -74,6 +96,16 @@ func TestAgentFilesGolden(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// trustedDocs finds the wirer's items in a project the user trusted.
+func trustedDocs(w *Wirer) func() (Docs, error) {
+	docs := ActiveDocs(discovery.Options{Layout: w.Layout})
+	return func() (Docs, error) {
+		d, err := docs()
+		d.Trusted = true
+		return d, err
 	}
 }
 
