@@ -15,7 +15,7 @@ import (
 func (a *App) newAgentCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Wire quiver into Claude Code, Codex, Gemini CLI or Cursor",
+		Short: "Wire quiver into Claude Code, Codex, Copilot CLI, Cursor, Gemini CLI or OpenCode",
 		Long: `An agent calls quiver only if its own hook configuration says so. These
 commands add quiver to (and remove it from) an agent's configuration, and keep
 quiver's active skills and recipes linked into the folders the agent reads.`,
@@ -40,12 +40,16 @@ func (a *App) newAgentInstallCmd() *cobra.Command {
 		Long: fmt.Sprintf(`Add one entry per event to the agent's hook configuration (%s), each
 running "quiver hook run --format AGENT EVENT", and link quiver's active skills
 (and, for Claude Code, recipes as commands) into the agent's folders. Nothing
-else in the file changes; installing again changes nothing. What quiver added
-is recorded in .quiver/agents.yaml (~/.quiver with -g). --dry-run prints the
-file as it would be written.`, strings.Join(agents.Names(), ", ")),
+else in the file changes; installing again changes nothing. OpenCode has no
+hook configuration: quiver writes it a plugin (.opencode/plugins/quiver.js)
+that calls quiver, and removes it only while it is as quiver wrote it. What
+quiver added is recorded in .quiver/agents.yaml (~/.quiver with -g).
+--dry-run prints the file as it would be written.`, strings.Join(agents.Names(), ", ")),
 		Example: `  quiver agent install claude
   quiver agent install gemini -g
   quiver agent install cursor --dry-run
+  quiver agent install copilot
+  quiver agent install opencode -g
   quiver agent install claude --command /usr/local/bin/quiver`,
 		Args:              exactArgs(1),
 		ValidArgsFunction: completeAgents,
@@ -120,7 +124,7 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	}
 	fmt.Fprintf(a.Stdout, "%s %s (%s): %d events call %s\n", verb, ag.Title, visible(site.Config), len(ag.Events), visible(ag.Command(o.Command, agents.Event{Quiver: "EVENT"}, o.AllowRewrites)))
 	if res.Links > 0 {
-		fmt.Fprintf(a.Stdout, "Linked %d skill(s) and recipe(s) into %s\n", res.Links, filepath.Dir(ag.SkillsDir))
+		fmt.Fprintf(a.Stdout, "Linked %d skill(s) and recipe(s) into %s\n", res.Links, filepath.Dir(site.Dirs().Skills))
 	}
 	if problem := agents.CommandProblem(o.Command); problem != "" {
 		a.warnf("quiver: warning: %s; the agent will not reach quiver until it is (or use --command PATH)", problem)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 
@@ -19,20 +20,28 @@ func (a *App) newMCPCmd() *cobra.Command {
 		Short: "Start plugins' MCP servers for agents",
 		Args:  noArgs,
 	}
+	cmd.AddCommand(a.newServerExecCmd(discovery.MCPServer, "  quiver mcp exec --project ~/src/app acme/search docs\n  quiver mcp exec -g acme/search docs"))
+	return cmd
+}
+
+// newServerExecCmd is `quiver mcp exec` and `quiver lsp exec`: what
+// quiver writes into an agent's configuration for a project plugin's
+// server (SPEC §16).
+func (a *App) newServerExecCmd(kind discovery.ServerKind, example string) *cobra.Command {
 	var global bool
 	exec := &cobra.Command{
 		Use:   "exec PLUGIN SERVER",
-		Short: "Start a plugin's MCP server after checking trust (what agents' configurations call)",
-		Long: `Start MCP server SERVER of plugin PLUGIN on this process's stdio.
+		Short: fmt.Sprintf("Start a plugin's %s server after checking trust (what agents' configurations call)", kind),
+		Long: fmt.Sprintf(`Start %s server SERVER of plugin PLUGIN on this process's stdio.
 
 This is what quiver writes into an agent's configuration for a project
 plugin's server: before it starts anything it checks again that the project
 is trusted as it is now, that the plugin is installed and enabled and still
 declares the server, then sets the plugin's variables (CLAUDE_PLUGIN_ROOT,
 CLAUDE_PLUGIN_DATA, CLAUDE_PROJECT_DIR) and the server's environment and
-replaces itself with the server.`,
+replaces itself with the server.`, kind),
 		Args:    exactArgs(2),
-		Example: "  quiver mcp exec --project ~/src/app acme/search docs\n  quiver mcp exec -g acme/search docs",
+		Example: example,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, err := plugins.ParseName(args[0])
 			if err != nil {
@@ -42,7 +51,7 @@ replaces itself with the server.`,
 			if err != nil {
 				return err
 			}
-			launch, err := discovery.ServerLaunch(l, global, name, args[1], os.Environ())
+			launch, err := discovery.ServerLaunch(l, global, kind, name, args[1], os.Environ())
 			if err != nil {
 				return err
 			}
@@ -50,6 +59,5 @@ replaces itself with the server.`,
 		},
 	}
 	exec.Flags().BoolVarP(&global, "global", "g", false, "start a server of your own plugins (in your home)")
-	cmd.AddCommand(exec)
-	return cmd
+	return exec
 }

@@ -19,7 +19,8 @@ import (
 )
 
 // The real agents, when a test names them (QUIVER_TEST_CLAUDE,
-// QUIVER_TEST_GEMINI, QUIVER_TEST_CODEX: each agent's executable), run
+// QUIVER_TEST_GEMINI, QUIVER_TEST_CODEX, QUIVER_TEST_COPILOT,
+// QUIVER_TEST_OPENCODE: each agent's executable), run
 // headless against a scripted model server on 127.0.0.1 that keeps what
 // they send, so a test sees what quiver gave each agent: the MCP tool
 // offered, the subagent known, the command's text (SPEC §16). Without
@@ -69,12 +70,16 @@ func agentEnv(h *harness, extra ...string) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "ANTHROPIC_"), strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "GEMINI_"),
-			strings.HasPrefix(k, "GOOGLE_"), strings.HasPrefix(k, "OPENAI_"), strings.HasPrefix(k, "CODEX_"):
+			strings.HasPrefix(k, "GOOGLE_"), strings.HasPrefix(k, "OPENAI_"), strings.HasPrefix(k, "CODEX_"),
+			strings.HasPrefix(k, "COPILOT_"), strings.HasPrefix(k, "OPENCODE_"), k == "GH_TOKEN", k == "GITHUB_TOKEN",
+			strings.HasPrefix(k, "XDG_"):
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+h.home, "QUIVER_HOME="+h.home, asQuiver+"=1", "QUIVER_PROJECT_DIR=", "NO_COLOR=1")
+	// PWD too: OpenCode takes its project from it before its working
+	// folder.
+	env = append(env, "HOME="+h.home, "QUIVER_HOME="+h.home, asQuiver+"=1", "QUIVER_PROJECT_DIR=", "NO_COLOR=1", "PWD="+h.project)
 	return append(env, extra...)
 }
 
@@ -160,6 +165,123 @@ func TestRealGeminiGetsTheWholePlugin(t *testing.T) {
 	} {
 		if !strings.Contains(sent, want) {
 			t.Errorf("Gemini did not send its model %s (%q)\nagent output:\n%s", what, want, out)
+		}
+	}
+}
+
+// blockedCall is the tool call the scripted model makes in the tests of
+// agents whose hooks quiver must see: a shell command a guard of the
+// user's blocks, with a reason the test then finds in what the agent sent
+// its model next.
+const (
+	blockedCommand = "echo QUIVER-PROBE-CALL"
+	blockedReason  = "QUIVER-GUARD-SAID-NO"
+)
+
+// guardHook installs the user's guard (a native quiver hook of their own
+// scope) that blocks blockedCommand.
+func guardHook(t *testing.T, h *harness) {
+	writeFile(t, filepath.Join(h.home, "hooks", "guard"), `#!/bin/sh
+[ "$1" = hook ] && { echo before_tool_call; exit 0; }
+grep -q 'QUIVER-PROBE-CALL' && { echo "`+blockedReason+`" >&2; exit 2; }
+exit 0
+`)
+	os.Chmod(filepath.Join(h.home, "hooks", "guard"), 0o755)
+}
+
+// TestRealCopilotGetsTheWholePlugin drives GitHub Copilot CLI (1.0.102)
+// headless against the scripted model (its BYOK provider, Anthropic's
+// API, COPILOT_OFFLINE): quiver's hook file runs the user's guard, which
+// blocks the model's shell call, and Copilot offers its model the
+// project plugin's MCP tool (through quiver mcp exec), the subagent as a
+// custom agent, and the skill. --trust-folder is Copilot's own gate,
+// opened for this run only: quiver never writes Copilot's trusted
+// folders.
+func TestRealCopilotGetsTheWholePlugin(t *testing.T) {
+	copilot := realAgent(t, "QUIVER_TEST_COPILOT")
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/demo", "main", wholePlugin(t), "demo"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, srv)
+	guardHook(t, h)
+	h.must("agent", "install", "copilot", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/demo")
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	model.Tool = &modelserver.ToolUse{Name: "bash", Input: map[string]any{"command": blockedCommand, "description": "probe"}}
+	env := agentEnv(h, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+model.URL, "COPILOT_PROVIDER_TYPE=anthropic",
+		"COPILOT_PROVIDER_API_KEY=x", "COPILOT_MODEL=claude-sonnet-4.6", "COPILOT_AUTO_UPDATE=false")
+	out := runAgent(t, h, env, copilot, "-p", "run the probe", "--allow-all-tools", "--trust-folder", "--no-auto-update")
+	sent := model.All()
+	for what, want := range map[string]string{
+		"the guard's deny of the shell call": "Denied by preToolUse hook: " + blockedReason,
+		"the MCP server's tool":              modelserver.ProbeTool,
+		"the subagent":                       "HELPER-AGENT-DESCRIPTION",
+		"the skill":                          "TIDY-SKILL-DESCRIPTION",
+	} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("Copilot did not send its model %s (%q)\nagent output:\n%s", what, want, out)
+		}
+	}
+}
+
+// TestRealOpenCodeGetsTheWholePlugin drives OpenCode (opencode-ai
+// 1.18.33) headless against the scripted model (its Anthropic provider
+// pointed at it in the project's opencode.json, to which quiver adds the
+// plugin's server): the plugin quiver generated loads, the user's guard
+// blocks the model's shell call through it, and OpenCode offers its model
+// the MCP tool, the subagent, the skill and the command's text with its
+// path expanded. OpenCode installs its own plugin package into .opencode
+// at startup; the npm registry is pointed at a closed port so that this
+// fails at once instead of reaching the network.
+func TestRealOpenCodeGetsTheWholePlugin(t *testing.T) {
+	opencode := realAgent(t, "QUIVER_TEST_OPENCODE")
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/demo", "main", wholePlugin(t), "demo"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, srv)
+	guardHook(t, h)
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	model.Tool = &modelserver.ToolUse{Name: "bash", Input: map[string]any{"command": blockedCommand, "description": "probe"}}
+	writeFile(t, filepath.Join(h.project, "opencode.json"), `{
+  // the user's own provider: the scripted model
+  "provider": {"anthropic": {"options": {"baseURL": "`+model.URL+`/v1", "apiKey": "x"}}},
+  "model": "anthropic/claude-sonnet-4-5",
+}
+`)
+	h.must("agent", "install", "opencode", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/demo")
+	env := agentEnv(h, "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
+		"npm_config_registry=http://127.0.0.1:9/", "npm_config_fetch_retries=0", "BUN_CONFIG_REGISTRY=http://127.0.0.1:9/")
+	t.Cleanup(func() {
+		if t.Failed() { // OpenCode says why only in its log
+			logs, _ := filepath.Glob(filepath.Join(h.home, ".local", "share", "opencode", "log", "*.log"))
+			for _, l := range logs {
+				data, _ := os.ReadFile(l)
+				t.Logf("%s:\n%s", l, data)
+			}
+		}
+	})
+	out := runAgent(t, h, env, opencode, "run", "--command", "hello", "world")
+	sent := model.All()
+	for what, want := range map[string]string{
+		"the guard's block of the shell call":   blockedReason,
+		"the MCP server's tool":                 modelserver.ProbeTool,
+		"the subagent":                          "HELPER-AGENT-DESCRIPTION",
+		"the skill":                             "TIDY-SKILL-DESCRIPTION",
+		"the command's text, its path expanded": "Read " + filepath.Join(h.project, ".quiver", "plugins", "acme@demo") + "/notes.txt and greet world.",
+	} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("OpenCode did not send its model %s (%q)\nagent output:\n%s", what, want, out)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,26 +11,35 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
-// Launch is how to start a plugin's stdio MCP server: the program, its
-// arguments (argv[0] first) and its whole environment.
+// Launch is how to start a plugin's stdio MCP or LSP server: the
+// program, its arguments (argv[0] first) and its whole environment.
 type Launch struct {
 	Path string
 	Argv []string
 	Env  []string
 }
 
+// ServerKind is the kind of server a plugin declares: "MCP" or "LSP".
+type ServerKind string
+
+// The kinds of server a plugin declares (SPEC §16).
+const (
+	MCPServer ServerKind = "MCP"
+	LSPServer ServerKind = "LSP"
+)
+
 // ErrNotTrusted is wrapped when a project's server would start in a
 // project whose plugins the user has not trusted as they are.
 var ErrNotTrusted = errors.New("not trusted")
 
-// ServerLaunch resolves server of plugin name in the scope global names
-// (SPEC §16, `quiver mcp exec`): it checks again what the agent's
+// ServerLaunch resolves the kind server of plugin name in the scope global
+// names (SPEC §16, `quiver mcp exec` and `quiver lsp exec`): it checks again what the agent's
 // configuration cannot (the project trusted as it is now, the plugin
 // installed and enabled, the server still declared), then expands the
 // plugin's variables (${CLAUDE_PLUGIN_ROOT}, ${CLAUDE_PLUGIN_DATA},
 // ${CLAUDE_PROJECT_DIR}) and ${VAR} and ${VAR:-default} from environ. It
 // starts nothing.
-func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server string, environ []string) (Launch, error) {
+func ServerLaunch(l plugins.Layout, global bool, kind ServerKind, name plugins.Name, server string, environ []string) (Launch, error) {
 	if !global && l.Local == nil {
 		return Launch{}, errors.New("no project: name it with --project DIR, or -g for your own plugins")
 	}
@@ -52,19 +62,29 @@ func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server strin
 	}
 	var def plugins.ServerDef
 	found := false
-	for _, sv := range p.Parts().MCP {
+	servers := p.Parts().MCP
+	if kind == LSPServer {
+		servers = p.Parts().LSP
+	}
+	for _, sv := range servers {
 		if sv.Name == server {
 			if def, err = sv.Def(); err != nil {
-				return Launch{}, fmt.Errorf("MCP server %s of %s: %w", server, name, err)
+				return Launch{}, fmt.Errorf("%s server %s of %s: %w", kind, server, name, err)
+			}
+			if kind == LSPServer {
+				// Claude's LSP servers say "transport", not "type".
+				var t struct{ Transport string }
+				json.Unmarshal(sv.Config, &t)
+				def.Type = t.Transport
 			}
 			found = true
 		}
 	}
 	switch {
 	case !found:
-		return Launch{}, fmt.Errorf("plugin %s has no MCP server %s", name, server)
+		return Launch{}, fmt.Errorf("plugin %s has no %s server %s", name, kind, server)
 	case !def.Stdio():
-		return Launch{}, fmt.Errorf("MCP server %s of %s is a %s server, not a program to start", server, name, def.Type)
+		return Launch{}, fmt.Errorf("%s server %s of %s is a %s server, not a program to start", kind, server, name, def.Type)
 	}
 	env := map[string]string{}
 	var order []string
@@ -112,7 +132,7 @@ func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server strin
 	}
 	x := def.Map(expand)
 	if len(missing) > 0 {
-		return Launch{}, fmt.Errorf("MCP server %s of %s needs %s, which is not set", server, name, strings.Join(missing, ", "))
+		return Launch{}, fmt.Errorf("%s server %s of %s needs %s, which is not set", kind, server, name, strings.Join(missing, ", "))
 	}
 	for k, v := range vars {
 		if !strings.HasPrefix(k, plugins.VarUserConfig) {
@@ -128,7 +148,7 @@ func ServerLaunch(l plugins.Layout, global bool, name plugins.Name, server strin
 	path := x.Command
 	if !strings.Contains(path, "/") {
 		if path, err = lookPath(x.Command, env["PATH"]); err != nil {
-			return Launch{}, fmt.Errorf("MCP server %s of %s: %w", server, name, err)
+			return Launch{}, fmt.Errorf("%s server %s of %s: %w", kind, server, name, err)
 		}
 	}
 	out := Launch{Path: path, Argv: append([]string{x.Command}, x.Args...)}

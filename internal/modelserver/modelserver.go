@@ -1,7 +1,8 @@
 // Package modelserver is a scripted model server on 127.0.0.1 for tests
 // that drive real agents offline: it answers Anthropic's Messages API,
 // Gemini's generateContent and OpenAI's Responses API, streaming, with a
-// short text, and keeps every request, so a test sees exactly which
+// short text (or, on Anthropic's, a scripted tool call), and keeps every
+// request, so a test sees exactly which
 // tools, subagents and context an agent offered its model.
 package modelserver
 
@@ -20,6 +21,11 @@ type Server struct {
 	URL string
 	// Reply is the text every answer carries.
 	Reply string
+	// Tool, when set before the agent runs, is a tool call the Anthropic
+	// Messages answer makes instead of Reply, once per conversation: on a
+	// request that offers tools and carries no tool result yet. A test
+	// sees in the next request what became of the call (a hook's deny).
+	Tool *ToolUse
 
 	srv *http.Server
 	mu  sync.Mutex
@@ -42,6 +48,12 @@ func Start() (*Server, error) {
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go s.srv.Serve(ln)
 	return s, nil
+}
+
+// ToolUse is a tool call the server makes.
+type ToolUse struct {
+	Name  string
+	Input map[string]any
 }
 
 // Close stops the server.
@@ -113,12 +125,17 @@ func js(v any) string {
 
 func (s *Server) anthropic(w http.ResponseWriter, body []byte) {
 	var req struct {
-		Model  string `json:"model"`
-		Stream bool   `json:"stream"`
+		Model  string            `json:"model"`
+		Stream bool              `json:"stream"`
+		Tools  []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(body, &req)
 	msg := map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": req.Model,
 		"content": []any{}, "stop_reason": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 1}}
+	if s.Tool != nil && len(req.Tools) > 0 && !strings.Contains(string(body), `"tool_result"`) {
+		s.anthropicTool(w, msg, req.Stream)
+		return
+	}
 	if !req.Stream {
 		msg["content"] = []any{map[string]string{"type": "text", "text": s.Reply}}
 		msg["stop_reason"] = "end_turn"
@@ -132,6 +149,28 @@ func (s *Server) anthropic(w http.ResponseWriter, body []byte) {
 		[2]string{"content_block_delta", js(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": s.Reply}})},
 		[2]string{"content_block_stop", js(map[string]any{"type": "content_block_stop", "index": 0})},
 		[2]string{"message_delta", js(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 1}})},
+		[2]string{"message_stop", js(map[string]any{"type": "message_stop"})},
+	)
+}
+
+// anthropicTool answers with the scripted tool call.
+func (s *Server) anthropicTool(w http.ResponseWriter, msg map[string]any, stream bool) {
+	use := map[string]any{"type": "tool_use", "id": "toolu_1", "name": s.Tool.Name, "input": s.Tool.Input}
+	if !stream {
+		msg["content"] = []any{use}
+		msg["stop_reason"] = "tool_use"
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, js(msg))
+		return
+	}
+	sse(w,
+		[2]string{"message_start", js(map[string]any{"type": "message_start", "message": msg})},
+		[2]string{"content_block_start", js(map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "tool_use", "id": "toolu_1", "name": s.Tool.Name, "input": map[string]any{}}})},
+		[2]string{"content_block_delta", js(map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]string{"type": "input_json_delta", "partial_json": js(s.Tool.Input)}})},
+		[2]string{"content_block_stop", js(map[string]any{"type": "content_block_stop", "index": 0})},
+		[2]string{"message_delta", js(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 1}})},
 		[2]string{"message_stop", js(map[string]any{"type": "message_stop"})},
 	)
 }

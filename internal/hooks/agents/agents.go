@@ -1,5 +1,6 @@
 // Package agents describes the agents quiver wires itself into (Claude
-// Code, Codex, Gemini CLI, Cursor) and translates at their edge (SPEC
+// Code, Codex, Gemini CLI, Cursor, GitHub Copilot CLI, OpenCode) and
+// translates at their edge (SPEC
 // §13): an agent's native hook input becomes quiver's event and payload,
 // and quiver's combined result becomes the output and exit code that agent
 // reads. The translations are pure functions over bytes and plain data,
@@ -17,10 +18,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quiver-cli/quiver/internal/plugins/format"
-
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 // Event is one of an agent's events that quiver answers.
@@ -74,6 +75,15 @@ type Agent struct {
 	// AgentsDir is where the agent reads subagents ("" when quiver
 	// gives it none), as files ending in AgentSuffix.
 	CommandSuffix, AgentsDir, AgentSuffix string
+	// SkillsToo are other agents' skill folders this agent reads as well
+	// (Copilot and OpenCode read .claude/skills): a skill quiver keeps
+	// there for another wired agent reaches this one already, and is not
+	// written a second time (SPEC §16: each item reaches an agent once).
+	SkillsToo []string
+	// User, when set, are the folders at user scope (relative to the
+	// home folder), for an agent whose user folders are not its
+	// project's (~/.copilot/agents beside .github/agents).
+	User *Dirs
 	// Settings are keys quiver sets when absent for hooks to work (a
 	// format version, a switch), as dotted paths and JSON values.
 	Settings []Setting
@@ -92,6 +102,13 @@ type Agent struct {
 	// command and subagent translate a Claude-format command or subagent
 	// into the agent's format (nil: it takes them as they are).
 	command, subagent translator
+	// hookFile is set for an agent that has no hook configuration but
+	// loads programs (OpenCode's JavaScript plugins): the configuration
+	// (ConfigLocal, ConfigGlobal) is then a program quiver generates
+	// whole, calling quiver (command, allowRewrites) at each event.
+	// quiver records its hash, and replaces or removes it only while it
+	// is unchanged; keys, entry and Settings are unused.
+	hookFile func(command string, allowRewrites bool) []byte
 
 	// parts plans what else of the scope's plugins reaches the agent
 	// (parts.go); partFiles are the files it may keep members in for a
@@ -116,6 +133,22 @@ type Agent struct {
 	writes     *regexp.Regexp
 }
 
+// Dirs are the folders, relative to the project (or to the home folder),
+// where an agent reads skills, commands and subagents ("" for none).
+type Dirs struct {
+	Skills, Commands, Agents string
+	// SkillsToo: see Agent.SkillsToo.
+	SkillsToo []string
+}
+
+// Dirs are the agent's folders in a scope.
+func (a *Agent) Dirs(l plugins.Location) Dirs {
+	if l == plugins.Global && a.User != nil {
+		return *a.User
+	}
+	return Dirs{Skills: a.SkillsDir, Commands: a.CommandsDir, Agents: a.AgentsDir, SkillsToo: a.SkillsToo}
+}
+
 // Setting is a key an agent needs set for quiver's hooks to run.
 type Setting struct {
 	Keys  []string
@@ -123,7 +156,7 @@ type Setting struct {
 }
 
 // All lists the agents, by name.
-func All() []*Agent { return []*Agent{Claude, Codex, Cursor, Gemini} }
+func All() []*Agent { return []*Agent{Claude, Codex, Copilot, Cursor, Gemini, OpenCode} }
 
 // Names lists the agents' names.
 func Names() []string {

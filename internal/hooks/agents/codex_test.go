@@ -49,22 +49,6 @@ func placeholders(w *Wirer, data []byte) []byte {
 	return bytes.ReplaceAll(data, []byte(w.Home), []byte("$HOME"))
 }
 
-// golden compares got with testdata/codex/name (written with -update).
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "codex", name)
-	if *update {
-		os.WriteFile(path, got, 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("got:\n%s\nwant (%s):\n%s", got, path, want)
-	}
-}
-
 // TestCodexMCPUserScope: the user's config.toml gets one table per
 // server Codex can take, in its own terms, after everything of the
 // user's; a second install changes nothing, and agent remove gives the
@@ -90,7 +74,7 @@ func TestCodexMCPUserScope(t *testing.T) {
 	if !bytes.HasPrefix(after, before) {
 		t.Fatalf("the user's part changed:\n%s", after)
 	}
-	golden(t, "config-user-after.toml", placeholders(w, after))
+	golden(t, filepath.Join("testdata", "codex", "config-user-after.toml"), placeholders(w, after))
 	if fi, _ := os.Stat(config); fi.Mode().Perm() != 0o600 {
 		t.Errorf("install changed the file's mode to %v", fi.Mode().Perm())
 	}
@@ -141,7 +125,7 @@ func TestCodexMCPProjectScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "config-project-after.toml", placeholders(w, after))
+	golden(t, filepath.Join("testdata", "codex", "config-project-after.toml"), placeholders(w, after))
 	if !strings.Contains(res.Gate, "run codex in the project once and trust it") {
 		t.Errorf("no word of Codex's trust gate: %q", res.Gate)
 	}

@@ -106,6 +106,9 @@ func (w *Wirer) syncParts(site Site, entry *wiring.AgentRecord, plan Plan) error
 			rec = *prev
 		}
 		rec.Path = path
+		// Members in the agent's configuration, which quiver created for
+		// its hooks: the file goes once nothing else is in it.
+		rec.CreatedFile = rec.CreatedFile || (path == site.Config && entry.CreatedFile)
 		r, err := w.syncFile(site, want[path], rec)
 		if err != nil {
 			errs = append(errs, err)

@@ -32,6 +32,9 @@ func newWirer(t *testing.T) *Wirer {
 // again.
 func TestInstallGolden(t *testing.T) {
 	for _, ag := range All() {
+		if ag.hookFile != nil {
+			continue // a program quiver writes whole: TestHookFile
+		}
 		t.Run(ag.Name, func(t *testing.T) {
 			w := newWirer(t)
 			site := w.Site(ag, false)
@@ -115,5 +118,81 @@ func TestInstallLeavesBrokenFiles(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(other); string(data) != "{}" {
 		t.Errorf("wrote through a link: %s", data)
+	}
+}
+
+// TestHookFile: OpenCode's hooks are a plugin quiver generates whole. It
+// is the golden one, installs idempotently, changes in place for another
+// --command, is never written over a file of someone else's, and goes on
+// remove only while it is as quiver wrote it.
+func TestHookFile(t *testing.T) {
+	w := newWirer(t)
+	site := w.Site(OpenCode, false)
+	opts := InstallOptions{Command: "quiver"}
+	if _, err := w.Install(t.Context(), site, opts); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(site.Config)
+	golden(t, filepath.Join("testdata", "golden", "opencode", "quiver.js"), got)
+	if wired, _ := WiredIn(OpenCode, got); !wired {
+		t.Error("agent list would not see the plugin as quiver's")
+	}
+	if res, err := w.Install(t.Context(), site, opts); err != nil || res.Changed {
+		t.Errorf("a second install changed the plugin: %v %v", res.Changed, err)
+	}
+	// Another quiver: replaced in place, still quiver's.
+	if _, err := w.Install(t.Context(), site, InstallOptions{Command: "/opt/my quiver/bin/quiver", AllowRewrites: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = os.ReadFile(site.Config)
+	if !bytes.Contains(got, []byte(`const quiver = "/opt/my quiver/bin/quiver";`)) || !bytes.Contains(got, []byte(`"--allow-rewrites"`)) {
+		t.Errorf("the plugin does not call the new quiver:\n%s", got)
+	}
+	if removed, err := w.Remove(t.Context(), site); err != nil || !removed {
+		t.Fatalf("remove: %v %v", removed, err)
+	}
+	if _, err := os.Stat(site.Config); !errors.Is(err, os.ErrNotExist) {
+		t.Error("remove left the plugin")
+	}
+
+	// The user's own plugin of that name: refused, untouched.
+	mine := []byte("export const Mine = async () => ({});\n")
+	os.WriteFile(site.Config, mine, 0o644)
+	if _, err := w.Install(t.Context(), site, opts); err == nil {
+		t.Error("installed over the user's plugin")
+	}
+	if data, _ := os.ReadFile(site.Config); !bytes.Equal(data, mine) {
+		t.Errorf("the user's plugin changed:\n%s", data)
+	}
+	os.Remove(site.Config)
+
+	// Edited after install: the user's, kept by remove.
+	if _, err := w.Install(t.Context(), site, opts); err != nil {
+		t.Fatal(err)
+	}
+	edited := append(got, []byte("// mine now\n")...)
+	os.WriteFile(site.Config, edited, 0o644)
+	if _, err := w.Remove(t.Context(), site); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(site.Config); !bytes.Equal(data, edited) {
+		t.Error("remove deleted or changed the plugin the user edited")
+	}
+}
+
+// golden compares got with the golden file at path (rewritten with
+// -update).
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, got, 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n%s\nwant:\n%s", path, got, want)
 	}
 }

@@ -147,6 +147,10 @@ func itemHash(src, root string) (string, error) {
 	return hashFiles(files)
 }
 
+// DataHash names the content of a file quiver generates whole (an
+// agent's hook program), as the record keeps it.
+func DataHash(data []byte) string { return dataHash(data) }
+
 // dataHash is what a generated file of content data hashes to: the same
 // as itemHash of the file once written (one file, not executable).
 func dataHash(data []byte) string {

@@ -224,7 +224,7 @@ func (d *Doc) Append(keys []string, elem json.RawMessage, created *[]string) err
 	depth := len(keys) + 1
 	before := d.lineBreak(depth)
 	if n := len(arr.Elements); n > 0 {
-		before = arr.Elements[n-1].BeforeExtra
+		before = spacing(arr.Elements[n-1].BeforeExtra, before)
 	}
 	v, err := d.format(elem, before)
 	if err != nil {
@@ -331,9 +331,9 @@ func (d *Doc) Delete(keys []string, keep func(json.RawMessage) bool) {
 func (d *Doc) insert(obj *hujson.Object, depth int, key string, v hujson.Value) *hujson.Value {
 	name := hujson.Value{BeforeExtra: d.lineBreak(depth), Value: hujson.String(key)}
 	if n := len(obj.Members); n > 0 {
-		name.BeforeExtra = obj.Members[n-1].Name.BeforeExtra
+		name.BeforeExtra = spacing(obj.Members[n-1].Name.BeforeExtra, d.lineBreak(depth))
 		if v.BeforeExtra == nil {
-			v.BeforeExtra = obj.Members[n-1].Value.BeforeExtra
+			v.BeforeExtra = spacing(obj.Members[n-1].Value.BeforeExtra, hujson.Extra(" "))
 		}
 		// An object that ended in a comma still does, so that taking the
 		// member away again gives back the same bytes; its closing
@@ -349,6 +349,21 @@ func (d *Doc) insert(obj *hujson.Object, depth int, key string, v hujson.Value) 
 	}
 	obj.Members = append(obj.Members, hujson.ObjectMember{Name: name, Value: v})
 	return &obj.Members[len(obj.Members)-1].Value
+}
+
+// spacing is the layout a new neighbour copies from extra (the
+// whitespace before a member): its last line's indentation, never the
+// comments it holds, which belong to that member; fallback when it has
+// none of its own.
+func spacing(extra, fallback hujson.Extra) hujson.Extra {
+	tail := extra
+	if i := bytes.LastIndexByte(extra, '\n'); i >= 0 {
+		tail = extra[i:]
+	}
+	if len(bytes.TrimSpace(tail)) > 0 {
+		return fallback
+	}
+	return append(hujson.Extra(nil), tail...)
 }
 
 // lineBreak is the whitespace before a value at depth: a newline and the

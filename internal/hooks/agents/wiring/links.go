@@ -208,6 +208,11 @@ func RemoveLinks(base string, links []Link) error {
 // flat turns a name into one file name: "/" becomes "-".
 func flat(name string) string { return strings.ReplaceAll(name, "/", "-") }
 
+// Intact reports whether what l records is still as quiver made it (the
+// link, or the copy): only then does it count as quiver's, for this
+// agent or another.
+func Intact(base string, l Link) bool { return isOurs(base, l) }
+
 // isOurs reports whether what l records is still as quiver made it: the
 // link, or the copy.
 func isOurs(base string, l Link) bool {

@@ -38,6 +38,10 @@ type AgentRecord struct {
 	// CreatedFile says quiver created the file itself.
 	Created     []string `yaml:"created,omitempty"`
 	CreatedFile bool     `yaml:"created_file,omitempty"`
+	// Hash names the configuration quiver generated whole, for an agent
+	// whose hooks are a program quiver writes (OpenCode's plugin): quiver
+	// replaces or removes that file only while it still hashes so.
+	Hash string `yaml:"hash,omitempty"`
 	// Links are the skill and recipe links quiver keeps for the agent.
 	Links []Link `yaml:"links,omitempty"`
 	// Files are the agent's other files in which quiver keeps named

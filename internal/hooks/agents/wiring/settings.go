@@ -71,6 +71,13 @@ func Install(c Config, data []byte, created []string) (Change, error) {
 		return Change{}, err
 	}
 	made := slices.Clone(created)
+	// Settings first: in a file quiver creates, a format version reads
+	// best at the top.
+	for _, s := range c.Settings {
+		if err := d.SetIfAbsent(s.Keys, s.Value, &made); err != nil {
+			return Change{}, err
+		}
+	}
 	for _, e := range c.Entries {
 		elems, err := d.Array(e.Keys...)
 		if err != nil {
@@ -101,11 +108,6 @@ func Install(c Config, data []byte, created []string) (Change, error) {
 			if _, err := d.Remove(e.Keys, func(i int, _ json.RawMessage) bool { return slices.Contains(dup, i) }); err != nil {
 				return Change{}, err
 			}
-		}
-	}
-	for _, s := range c.Settings {
-		if err := d.SetIfAbsent(s.Keys, s.Value, &made); err != nil {
-			return Change{}, err
 		}
 	}
 	out := d.Bytes()
@@ -223,9 +225,9 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(ja, jb)
 }
 
-// CommandsRun reports whether elem holds at least one "command" string and
-// every one of them is one quiver writes (ours): the test for quiver's own
-// elements. A group in which the user put a command of their own beside
+// CommandsRun reports whether elem holds at least one command string
+// ("command", or Copilot's "bash") and every one of them is one quiver
+// writes (ours): the test for quiver's own elements. A group in which the user put a command of their own beside
 // quiver's is not quiver's.
 func CommandsRun(elem json.RawMessage, ours func(command string) bool) bool {
 	var v any
@@ -238,7 +240,7 @@ func CommandsRun(elem json.RawMessage, ours func(command string) bool) bool {
 		switch t := v.(type) {
 		case map[string]any:
 			for k, x := range t {
-				if s, ok := x.(string); ok && k == "command" {
+				if s, ok := x.(string); ok && (k == "command" || k == "bash") {
 					n++
 					all = all && ours(s)
 					continue
