@@ -65,9 +65,6 @@ func dirArg(args []string) string {
 	return "."
 }
 
-// finding is one problem plugin validate or doctor reports.
-type finding = format.Finding
-
 // printReport prints findings for humans.
 func (a *App) printReport(r format.Report) {
 	for _, f := range r.Findings {
