@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 
@@ -36,11 +35,7 @@ and a SessionStart handler and their scripts, a command and a skill
 		Example: "  quiver plugin init my-plugin\n  quiver plugin init --name acme/guard guard\n  quiver plugin init --persistent --name acme/guard guard\n  quiver plugin init --format claude --name acme/cc cc",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			return a.runPluginInit(cmd, dir, name, o)
+			return a.runPluginInit(cmd, dirArg(args), name, o)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the plugin's `org/repo` (default local/<folder name>)")
@@ -51,40 +46,24 @@ and a SessionStart handler and their scripts, a command and a skill
 }
 
 func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, o plugins.ScaffoldOptions) error {
-	if o.Format != plugins.FormatNative && o.Format != plugins.FormatClaude {
-		return usageErrorf(cmd, "unknown --format %q; want native or claude", o.Format)
-	}
-	if o.Persistent && o.Format == plugins.FormatClaude {
-		return usageErrorf(cmd, "--persistent needs the native format: Claude Code hooks (hooks.json) are never persistent")
-	}
-	abs, err := filepath.Abs(dir)
+	name, written, err := plugins.Create(dir, rawName, o)
 	if err != nil {
-		return err
-	}
-	if rawName == "" {
-		rawName = "local/" + strings.ToLower(filepath.Base(abs))
-	}
-	name, err := plugins.ParseName(rawName)
-	if err != nil {
-		return usageErrorf(cmd, "%v; give the plugin's name with --name org/repo", err)
-	}
-	written, err := plugins.Scaffold(abs, name, o)
-	if err != nil {
-		return err
+		return usageIf(cmd, err, plugins.ErrUnknownFormat, plugins.ErrNotPersistent, plugins.ErrInvalidName)
 	}
 	for _, f := range written {
 		fmt.Fprintf(a.Stdout, "  %s\n", filepath.Join(dir, f))
 	}
-	addArg := dir
-	if !filepath.IsAbs(dir) {
-		addArg = "./" + strings.TrimPrefix(dir, "./") // a spec without ./ would be read as org/repo
-	}
-	a.warnf("Created plugin %s in %s. Next: quiver plugin validate --run %s && quiver plugin add %s", name, dir, dir, addArg)
+	a.warnf("Created plugin %s in %s. Next: %s", name, dir, plugins.NextSteps(dir))
 	return nil
 }
 
-// finding is one problem plugin validate or doctor reports.
-type finding = format.Finding
+// dirArg is the optional [DIR] argument: the current folder by default.
+func dirArg(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return "."
+}
 
 // printReport prints findings for humans.
 func (a *App) printReport(r format.Report) {
@@ -121,38 +100,38 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 		Example: "  quiver plugin validate --run\n  quiver plugin validate ./my-plugin --json",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return err
-			}
-			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-				return fmt.Errorf("%s is not a folder", dir)
-			}
-			if run {
-				a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
-			}
-			r := format.NewReport(abs, hooks.ValidatePlugin(cmd.Context(), abs, run, a.queryTimeout()))
-			if asJSON {
-				if err := writeJSON(a.Stdout, r); err != nil {
-					return err
-				}
-			} else {
-				a.printReport(r)
-			}
-			if r.Errors > 0 {
-				return fmt.Errorf("%s has %d error(s) and %d warning(s)", dir, r.Errors, r.Warnings)
-			}
-			if !asJSON {
-				a.warnf("%s is a valid plugin (%d warning(s)).", dir, r.Warnings)
-			}
-			return nil
+			return a.runPluginValidate(cmd, dirArg(args), asJSON, run)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&run, "run", false, "also run each native hook (\"hook\", then \"run\" on a sample payload): runs the plugin's code")
 	return cmd
+}
+
+func (a *App) runPluginValidate(cmd *cobra.Command, dir string, asJSON, run bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	if run {
+		a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
+	}
+	r := format.NewReport(abs, hooks.ValidatePlugin(cmd.Context(), abs, run, a.queryTimeout()))
+	if asJSON {
+		if err := writeJSON(a.Stdout, r); err != nil {
+			return err
+		}
+	} else {
+		a.printReport(r)
+	}
+	if r.Errors > 0 {
+		return fmt.Errorf("%s has %d error(s) and %d warning(s)", dir, r.Errors, r.Warnings)
+	}
+	if !asJSON {
+		a.warnf("%s is a valid plugin (%d warning(s)).", dir, r.Warnings)
+	}
+	return nil
 }

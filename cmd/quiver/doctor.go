@@ -26,33 +26,37 @@ healthy setup (notes only), 1 otherwise. It never runs untrusted hooks.`,
 		Example: "  quiver doctor\n  quiver doctor --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			fs, err := a.diagnose(cmd, layout)
-			if err != nil {
-				return err
-			}
-			r := format.NewReport("", fs)
-			if asJSON {
-				if err := writeJSON(a.Stdout, r); err != nil {
-					return err
-				}
-			} else {
-				a.printReport(r)
-			}
-			if r.Errors+r.Warnings > 0 {
-				return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
-			}
-			if !asJSON {
-				a.warnf("No problems found in %s.", scopeRoots(layout))
-			}
-			return nil
+			return a.runDoctor(cmd, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	fs, err := a.diagnose(cmd, layout)
+	if err != nil {
+		return err
+	}
+	r := format.NewReport("", fs)
+	if asJSON {
+		if err := writeJSON(a.Stdout, r); err != nil {
+			return err
+		}
+	} else {
+		a.printReport(r)
+	}
+	if r.Errors+r.Warnings > 0 {
+		return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
+	}
+	if !asJSON {
+		a.warnf("No problems found in %s.", scopeRoots(layout))
+	}
+	return nil
 }
 
 func scopeRoots(l plugins.Layout) string {
@@ -64,11 +68,8 @@ func scopeRoots(l plugins.Layout) string {
 
 // diagnose is what doctor reports: the environment's switch, then each
 // room's checks (discovery's of the scopes, the agents' wiring).
-func (a *App) diagnose(cmd *cobra.Command, layout plugins.Layout) ([]finding, error) {
-	var out []finding
-	if a.Getenv("QUIVER_NO_HOOKS") == "1" {
-		out = append(out, finding{Severity: "warning", Reason: "QUIVER_NO_HOOKS=1 is set: no hook runs at all", Fix: "unset QUIVER_NO_HOOKS"})
-	}
+func (a *App) diagnose(cmd *cobra.Command, layout plugins.Layout) ([]format.Finding, error) {
+	out := discovery.DiagnoseEnv(a.Getenv)
 	fs, err := discovery.Diagnose(cmd.Context(), a.discoveryOptions(layout))
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,7 +42,7 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		return &usageError{err: err, cmd: cmd}
 	}
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
-	failClosed := a.failClosed(o.FailClosed) && hooks.Blocking(call.Event)
+	failClosed := a.hooksEnv().FailClosed(o.FailClosed) && hooks.Blocking(call.Event)
 	opts := agents.Options{AllowRewrites: o.AllowRewrites}
 	failedClosed := func(why string) *hooks.Result { return hooks.EmptyResult(call.Event).FailClosed(why) }
 	if failClosed {
@@ -84,7 +83,7 @@ func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, c
 	if err != nil {
 		return nil, err
 	}
-	raw, err := a.readPayload(o.PayloadFile)
+	raw, err := hooks.ReadPayload(o.PayloadFile, a.stdin())
 	if err != nil {
 		return nil, err
 	}
@@ -93,19 +92,13 @@ func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, c
 		return nil, err
 	}
 	decoded, err := ag.Decode(o.Event, raw)
-	if err != nil {
-		if errors.Is(err, hooks.ErrPayload) {
-			return nil, fmt.Errorf("%s's input is not a JSON object", ag.Title)
-		}
+	if errors.Is(err, hooks.ErrPayload) {
+		return nil, fmt.Errorf("%s's input is not a JSON object", ag.Title)
+	} else if err != nil {
 		return nil, err
 	}
-	*call = decoded
-	data, _ := json.Marshal(call.Payload)
-	payload, err := hooks.ParsePayload(call.Event, data, layout.ProjectDir)
-	if err != nil {
-		return nil, err
-	}
-	res, err := a.runner(layout).Run(cmd.Context(), call.Event, payload, a.failClosed(o.FailClosed), timeout)
+	*call = decoded // a later failure answers the event the input named
+	res, err := a.hooksEnv().RunDecoded(cmd.Context(), a.discoveryOptions(layout), call.Event, call.Payload, o.FailClosed, timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // exitBlocked is the exit code of `hook run --exit-code` when blocked.
@@ -72,52 +72,34 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 	return cmd
 }
 
-// hookTimeout resolves --timeout, then QUIVER_HOOK_TIMEOUT, then 30 s,
-// each bounded by timeouts.Parse: a bad flag is a usage error, a bad
-// variable an error that names it, and neither is ever "no timeout".
+// hooksEnv is the process's environment as every hook door reads it.
+func (a *App) hooksEnv() hooks.Env {
+	return hooks.Env{Getenv: a.Getenv, Warn: func(msg string) { a.warnf("%s", msg) }}
+}
+
+// hookTimeout is hooks.Env.Timeout, a bad flag a usage error.
 func (a *App) hookTimeout(cmd *cobra.Command, flag string) (time.Duration, error) {
-	if flag != "" {
-		d, err := timeouts.Parse(flag)
-		if err != nil {
-			return 0, usageErrorf(cmd, "--timeout %v; write it like 5s, 500ms or 1m", err)
+	d, err := a.hooksEnv().Timeout(flag)
+	return d, usageIf(cmd, err, hooks.ErrTimeoutFlag)
+}
+
+// usageIf makes err a usage error of cmd when it is one of mistakes.
+func usageIf(cmd *cobra.Command, err error, mistakes ...error) error {
+	for _, m := range mistakes {
+		if errors.Is(err, m) {
+			return &usageError{err: err, cmd: cmd}
 		}
-		return d, nil
 	}
-	env := a.Getenv("QUIVER_HOOK_TIMEOUT")
-	if env == "" {
-		return hooks.DefaultTimeout, nil
-	}
-	d, err := timeouts.Parse(env)
-	if err != nil {
-		return 0, fmt.Errorf("QUIVER_HOOK_TIMEOUT %v; write it like 5s, 500ms or 1m, or unset it for 30s", err)
-	}
-	return d, nil
+	return err
 }
 
-// readPayload reads --payload FILE, else stdin unless it is a terminal
-// (then there is no payload rather than a hang).
-func (a *App) readPayload(file string) ([]byte, error) {
-	stdin := a.Stdin
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
-		stdin = nil
+// stdin is the payload's stdin: none when it is a terminal (then there
+// is no payload rather than a hang).
+func (a *App) stdin() io.Reader {
+	if f, ok := a.Stdin.(*os.File); ok && isTerminal(f) {
+		return nil
 	}
-	return hooks.ReadPayload(file, stdin)
-}
-
-// parseEventPayload checks the event and reads and parses the payload.
-func (a *App) parseEventPayload(cmd *cobra.Command, event, file, projectDir string) (hooks.Payload, error) {
-	if err := hooks.CheckEvent(event); err != nil {
-		return nil, &usageError{err: err, cmd: cmd}
-	}
-	data, err := a.readPayload(file)
-	if err != nil {
-		return nil, err
-	}
-	p, err := hooks.ParsePayload(event, data, projectDir)
-	if errors.Is(err, hooks.ErrEventMismatch) {
-		return nil, &usageError{err: err, cmd: cmd}
-	}
-	return p, err
+	return a.Stdin
 }
 
 // eventInput is what hook run and hook test start from.
@@ -137,15 +119,15 @@ func (a *App) readEventInput(cmd *cobra.Command, event, payloadFile, timeoutFlag
 	if in.layout, err = a.layout(); err != nil {
 		return in, err
 	}
-	in.payload, err = a.parseEventPayload(cmd, event, payloadFile, in.layout.ProjectDir)
-	return in, err
+	in.payload, err = hooks.ReadEvent(event, payloadFile, a.stdin(), in.layout.ProjectDir)
+	return in, usageIf(cmd, err, hooks.ErrUnknownEvent, hooks.ErrEventMismatch)
 }
 
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if o.Format != "" {
 		return a.runHookRunAs(cmd, o)
 	}
-	failClosed := a.failClosed(o.FailClosed)
+	failClosed := a.hooksEnv().FailClosed(o.FailClosed)
 	if failClosed && hooks.Blocking(o.Event) {
 		// A read that blocks for good (a payload pipe held open, a
 		// repository's lock file linked to /proc/kmsg) cannot be
@@ -166,7 +148,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.runner(in.layout).Run(cmd.Context(), o.Event, in.payload, failClosed, in.timeout)
+	res, err := a.hooksEnv().Runner(a.discoveryOptions(in.layout)).Run(cmd.Context(), o.Event, in.payload, failClosed, in.timeout)
 	if err != nil {
 		return err
 	}
@@ -193,19 +175,3 @@ func (a *App) printResult(res *hooks.Result) bool {
 	}
 	return true
 }
-
-// runner is hook run's runtime (SPEC §8), the same one every door uses:
-// discovery from the files at each run, the environment's switches.
-func (a *App) runner(layout plugins.Layout) *hooks.Runner {
-	return &hooks.Runner{
-		Hooks:    hooks.FromFiles(a.discoveryOptions(layout)),
-		Executor: hooks.Executor{ProjectDir: layout.ProjectDir},
-		NoHooks:  a.Getenv("QUIVER_NO_HOOKS") == "1",
-		AuditLog: a.Getenv("QUIVER_AUDIT_LOG"),
-		Warn:     func(msg string) { a.warnf("%s", msg) },
-	}
-}
-
-// failClosed is --fail-closed or QUIVER_FAIL_CLOSED=1: the one place the
-// variable is read.
-func (a *App) failClosed(flag bool) bool { return flag || a.Getenv("QUIVER_FAIL_CLOSED") == "1" }

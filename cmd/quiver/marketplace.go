@@ -24,9 +24,13 @@ your home's) and locked like plugins; search finds plugins in them and
 	return cmd
 }
 
+type marketplaceAddOptions struct {
+	Spec, Name          string
+	Global, Force, JSON bool
+}
+
 func (a *App) newMarketplaceAddCmd() *cobra.Command {
-	var global, force, asJSON bool
-	var name string
+	var o marketplaceAddOptions
 	cmd := &cobra.Command{
 		Use:   "add SPEC",
 		Short: "Add a marketplace from a git repository",
@@ -37,55 +41,53 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
   quiver marketplace add -g https://git.example.com/tools/market.git --name tools`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if name != "" {
-				if err := plugins.ValidMarketplaceName(name); err != nil {
-					return &usageError{err: err, cmd: cmd}
-				}
-			}
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			wd, err := a.Getwd()
-			if err != nil {
-				return err
-			}
-			spec, err := plugins.ParseSpec(args[0], a.Getenv("QUIVER_GIT_BASE"), wd)
-			if err != nil {
-				return &usageError{err: err, cmd: cmd}
-			}
-			in := a.installer(layout, global)
-			var got string
-			var entry plugins.MarketplaceEntry
-			ch := &discovery.Change{}
-			err = a.keepTrust(layout, global, ch, func() (err error) {
-				got, entry, err = in.AddMarketplace(cmd.Context(), spec, marketplace.Namer(name), force)
-				ch.Marketplaces = []string{got}
-				return err
-			}, func() error {
-				if got == "" {
-					return nil
-				}
-				return discovery.ChooseMarketplace(layout, got)
-			})
-			if err != nil {
-				return fmt.Errorf("add marketplace %s: %w", plugins.Redact(args[0]), err)
-			}
-			m, _ := marketplace.ReadDir(in.Scope.MarketplaceDir(got))
-			added := marketplace.ListingOf(got, in.Scope, entry, m)
-			if asJSON {
-				return writeJSON(a.Stdout, added)
-			}
-			a.warnf("%s", added.Added())
-			return nil
+			o.Spec = args[0]
+			return a.runMarketplaceAdd(cmd, o)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&global, "global", "g", false, "add it to your home instead of the project")
-	f.StringVar(&name, "name", "", "add it under this `name` instead of its own")
-	f.BoolVar(&force, "force", false, "replace a marketplace of the same name")
-	f.BoolVar(&asJSON, "json", false, "print the marketplace as JSON")
+	f.BoolVarP(&o.Global, "global", "g", false, "add it to your home instead of the project")
+	f.StringVar(&o.Name, "name", "", "add it under this `name` instead of its own")
+	f.BoolVar(&o.Force, "force", false, "replace a marketplace of the same name")
+	f.BoolVar(&o.JSON, "json", false, "print the marketplace as JSON")
 	return cmd
+}
+
+func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) error {
+	if o.Name != "" {
+		if err := plugins.ValidMarketplaceName(o.Name); err != nil {
+			return &usageError{err: err, cmd: cmd}
+		}
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	wd, err := a.Getwd()
+	if err != nil {
+		return err
+	}
+	spec, err := plugins.ParseSpec(o.Spec, a.Getenv("QUIVER_GIT_BASE"), wd)
+	if err != nil {
+		return &usageError{err: err, cmd: cmd}
+	}
+	in := a.installer(layout, o.Global)
+	var got string
+	var entry plugins.MarketplaceEntry
+	err = a.keepChange(layout, o.Global, discovery.MarketplaceAdded(layout, func() (_ string, err error) {
+		got, entry, err = in.AddMarketplace(cmd.Context(), spec, marketplace.Namer(o.Name), o.Force)
+		return got, err
+	}))
+	if err != nil {
+		return fmt.Errorf("add marketplace %s: %w", plugins.Redact(o.Spec), err)
+	}
+	m, _ := marketplace.ReadDir(in.Scope.MarketplaceDir(got))
+	added := marketplace.ListingOf(got, in.Scope, entry, m)
+	if o.JSON {
+		return writeJSON(a.Stdout, added)
+	}
+	a.warnf("%s", added.Added())
+	return nil
 }
 
 func (a *App) newMarketplaceListCmd() *cobra.Command {
@@ -171,17 +173,9 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 				return err
 			}
 			in := a.installer(layout, global)
-			removed := false
-			err = a.keepTrust(layout, global, &discovery.Change{Marketplaces: args}, func() error {
-				err := in.RemoveMarketplace(cmd.Context(), args[0])
-				removed = err == nil
-				return err
-			}, func() error {
-				if !removed {
-					return nil
-				}
-				return discovery.Forget(layout, nil, args)
-			})
+			err = a.keepChange(layout, global, discovery.MarketplaceRemoved(layout, args[0], func() error {
+				return in.RemoveMarketplace(cmd.Context(), args[0])
+			}))
 			if err != nil {
 				return marketplace.Elsewhere(err, layout, in.Scope, args[0])
 			}

@@ -67,7 +67,7 @@ the server and every hook process it started.`,
 // newHookServer builds hook serve's state: the Runner every door uses,
 // fed by a discovery session and a pool of persistent hooks.
 func (a *App) newHookServer(layout plugins.Layout, timeout time.Duration, failClosed bool) *hooks.Server {
-	s := hooks.NewServer(a.discoveryOptions(layout), a.runner(layout), timeout, failClosed)
+	s := hooks.NewServer(a.discoveryOptions(layout), a.hooksEnv().Runner(a.discoveryOptions(layout)), timeout, failClosed)
 	s.MaxLine, s.MaxInFlight = maxServeLine, maxServeInFlight
 	s.Interrupted = func(err error) (string, bool) {
 		ie := interruptedError{}
@@ -86,7 +86,7 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	if err != nil {
 		return err
 	}
-	s := a.newHookServer(layout, timeout, a.failClosed(o.FailClosed))
+	s := a.newHookServer(layout, timeout, a.hooksEnv().FailClosed(o.FailClosed))
 	defer s.Close()
 	// A client that goes away makes writing a response fail with EPIPE
 	// rather than kill quiver by SIGPIPE before it stops its hooks.

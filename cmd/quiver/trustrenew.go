@@ -46,10 +46,15 @@ func (a *App) queryTimeout() time.Duration {
 // by change. Commands that install what the repository chose (plugin
 // install) never come here.
 func (a *App) keepTrust(layout plugins.Layout, global bool, ch *discovery.Change, change func() error, then func() error) error {
-	k, err := discovery.KeepTrust(layout, discovery.UserChange{
-		What: ch, Do: change, Record: then, Agent: discovery.AgentSession(a.Getenv), Global: global,
-		Repair: func() error { return a.installer(layout, false).Repair(context.Background()) },
-	})
+	return a.keepChange(layout, global, discovery.UserChange{What: ch, Do: change, Record: then})
+}
+
+// keepChange is keepTrust for a change discovery built
+// (discovery.MarketplaceAdded, MarketplaceRemoved).
+func (a *App) keepChange(layout plugins.Layout, global bool, u discovery.UserChange) error {
+	u.Agent, u.Global = discovery.AgentSession(a.Getenv), global
+	u.Repair = func() error { return a.installer(layout, false).Repair(context.Background()) }
+	k, err := discovery.KeepTrust(layout, u)
 	for _, n := range k.Notices() {
 		a.warnf("%s", n)
 	}

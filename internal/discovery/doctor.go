@@ -103,6 +103,17 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 	return out, nil
 }
 
+// DiagnoseEnv is what `quiver doctor` reports about the environment
+// read through getenv before any scope: QUIVER_NO_HOOKS=1, which turns
+// every hook off.
+func DiagnoseEnv(getenv func(string) string) []format.Finding {
+	var out []format.Finding
+	if getenv("QUIVER_NO_HOOKS") == "1" {
+		out = append(out, format.Finding{Severity: "warning", Reason: "QUIVER_NO_HOOKS=1 is set: no hook runs at all", Fix: "unset QUIVER_NO_HOOKS"})
+	}
+	return out
+}
+
 func describeChangedList(changed []string) string {
 	if len(changed) == 0 {
 		return "(content hash)"

@@ -35,3 +35,22 @@ func TestDiagnose(t *testing.T) {
 		t.Error("Scope.Flag")
 	}
 }
+
+// TestDiagnoseEnv: doctor says when the environment turns every hook off,
+// and nothing otherwise.
+func TestDiagnoseEnv(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "0": 0, "1": 1, "yes": 0} {
+		fs := DiagnoseEnv(func(k string) string {
+			if k == "QUIVER_NO_HOOKS" {
+				return v
+			}
+			return ""
+		})
+		if len(fs) != want {
+			t.Fatalf("QUIVER_NO_HOOKS=%q: %+v; want %d finding(s)", v, fs, want)
+		}
+		if want == 1 && (fs[0].Severity != "warning" || fs[0].Fix != "unset QUIVER_NO_HOOKS") {
+			t.Fatalf("QUIVER_NO_HOOKS=1: %+v", fs[0])
+		}
+	}
+}

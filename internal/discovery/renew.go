@@ -546,6 +546,49 @@ type UserChange struct {
 	Global bool
 }
 
+// MarketplaceAdded is marketplace add as a user change: add fetches the
+// marketplace and returns the name it was added under ("" when it was
+// not), which the renewal then covers and the user's choices record as
+// theirs (ChooseMarketplace).
+func MarketplaceAdded(l plugins.Layout, add func() (string, error)) UserChange {
+	ch := &Change{}
+	var name string
+	return UserChange{
+		What: ch,
+		Do: func() (err error) {
+			name, err = add()
+			ch.Marketplaces = []string{name}
+			return err
+		},
+		Record: func() error {
+			if name == "" {
+				return nil
+			}
+			return ChooseMarketplace(l, name)
+		},
+	}
+}
+
+// MarketplaceRemoved is marketplace remove as a user change: once
+// remove succeeded, the user's choice of the marketplace is forgotten.
+func MarketplaceRemoved(l plugins.Layout, name string, remove func() error) UserChange {
+	removed := false
+	return UserChange{
+		What: &Change{Marketplaces: []string{name}},
+		Do: func() error {
+			err := remove()
+			removed = err == nil
+			return err
+		},
+		Record: func() error {
+			if !removed {
+				return nil
+			}
+			return Forget(l, nil, []string{name})
+		},
+	}
+}
+
 // Kept is what KeepTrust did besides the change, for the caller to say.
 type Kept struct {
 	Renewal

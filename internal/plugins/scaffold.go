@@ -44,9 +44,54 @@ type ScaffoldOptions struct {
 	Force bool
 }
 
-// ErrNotPersistent is returned by Scaffold for a persistent Claude-format
-// plugin.
-var ErrNotPersistent = errors.New("hooks.json handlers (Claude Code format) are never persistent")
+// ErrNotPersistent is returned by Scaffold and Create for a persistent
+// Claude-format plugin.
+//
+//lint:ignore ST1005 Claude Code is a product's name
+var ErrNotPersistent = errors.New("Claude Code hooks (hooks.json) are never persistent")
+
+// ErrUnknownFormat is returned by Create for a format that is neither
+// FormatNative nor FormatClaude.
+var ErrUnknownFormat = errors.New("unknown --format")
+
+// Create is plugin init: it checks o's choices, names the plugin rawName
+// (by default local/ and dir's folder name, lowercased) and scaffolds
+// dir. It returns the name and the files written, relative to dir. The
+// choices' and the name's errors (ErrUnknownFormat, ErrNotPersistent,
+// ErrInvalidName) are the caller's mistakes, found before anything is
+// written.
+func Create(dir, rawName string, o ScaffoldOptions) (Name, []string, error) {
+	if o.Format != FormatNative && o.Format != FormatClaude {
+		return Name{}, nil, fmt.Errorf("%w %q; want native or claude", ErrUnknownFormat, o.Format)
+	}
+	if o.Persistent && o.Format == FormatClaude {
+		return Name{}, nil, fmt.Errorf("--persistent needs the native format: %w", ErrNotPersistent)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Name{}, nil, err
+	}
+	if rawName == "" {
+		rawName = "local/" + strings.ToLower(filepath.Base(abs))
+	}
+	name, err := ParseName(rawName)
+	if err != nil {
+		return Name{}, nil, fmt.Errorf("%w; give the plugin's name with --name org/repo", err)
+	}
+	written, err := Scaffold(abs, name, o)
+	return name, written, err
+}
+
+// NextSteps is what to run once dir holds a new plugin: validate it, then
+// add it, as ./dir when dir is relative (a spec without ./ would be read
+// as org/repo).
+func NextSteps(dir string) string {
+	addArg := dir
+	if !filepath.IsAbs(dir) {
+		addArg = "./" + strings.TrimPrefix(dir, "./")
+	}
+	return fmt.Sprintf("quiver plugin validate --run %s && quiver plugin add %s", dir, addArg)
+}
 
 // Scaffold writes a new plugin repository into dir: plugin.yaml, a
 // commented example hook per blocking event, a skill, a recipe and a

@@ -1,0 +1,96 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/timeouts"
+)
+
+// Env is what a door takes from the process it runs in: the variables
+// that switch the runtime (QUIVER_HOOK_TIMEOUT, QUIVER_FAIL_CLOSED,
+// QUIVER_NO_HOOKS, QUIVER_AUDIT_LOG) and where warnings go. Every door
+// builds its Runner from one, so none reads the environment its own way.
+type Env struct {
+	// Getenv reads a variable: os.Getenv, or a map's lookup in tests.
+	Getenv func(string) string
+	// Warn hears what the person using the agent should know (Runner's
+	// Warn); nil: nothing is said.
+	Warn func(string)
+}
+
+// ErrTimeoutFlag marks a --timeout written wrong: the caller's mistake,
+// which a door answers with its usage.
+var ErrTimeoutFlag = errors.New("--timeout")
+
+// Timeout resolves a door's --timeout flag, then QUIVER_HOOK_TIMEOUT,
+// then DefaultTimeout, each bounded by timeouts.Parse: a bad flag is
+// ErrTimeoutFlag, a bad variable an error that names it, and neither is
+// ever "no timeout".
+func (e Env) Timeout(flag string) (time.Duration, error) {
+	if flag != "" {
+		d, err := timeouts.Parse(flag)
+		if err != nil {
+			return 0, fmt.Errorf("%w %v; write it like 5s, 500ms or 1m", ErrTimeoutFlag, err)
+		}
+		return d, nil
+	}
+	v := e.Getenv("QUIVER_HOOK_TIMEOUT")
+	if v == "" {
+		return DefaultTimeout, nil
+	}
+	d, err := timeouts.Parse(v)
+	if err != nil {
+		return 0, fmt.Errorf("QUIVER_HOOK_TIMEOUT %v; write it like 5s, 500ms or 1m, or unset it for 30s", err)
+	}
+	return d, nil
+}
+
+// FailClosed is a door's --fail-closed or QUIVER_FAIL_CLOSED=1: the one
+// place the variable is read.
+func (e Env) FailClosed(flag bool) bool { return flag || e.Getenv("QUIVER_FAIL_CLOSED") == "1" }
+
+// Runner is the runtime every door uses (SPEC §8), reading the hooks of
+// o's scopes at each run (FromFiles) with the environment's switches.
+func (e Env) Runner(o discovery.Options) *Runner {
+	return &Runner{
+		Hooks:    FromFiles(o),
+		Executor: Executor{ProjectDir: o.Layout.ProjectDir},
+		NoHooks:  e.Getenv("QUIVER_NO_HOOKS") == "1",
+		AuditLog: e.Getenv("QUIVER_AUDIT_LOG"),
+		Warn:     e.Warn,
+	}
+}
+
+// RunDecoded runs an event that a foreign door decoded from an agent's
+// own input: its payload is checked and completed as hook run's own
+// (ParsePayload), then run by the Runner over o with failClosed (or
+// QUIVER_FAIL_CLOSED=1).
+func (e Env) RunDecoded(ctx context.Context, o discovery.Options, event string, p Payload, failClosed bool, timeout time.Duration) (*Result, error) {
+	data, _ := json.Marshal(p)
+	payload, err := ParsePayload(event, data, o.Layout.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	return e.Runner(o).Run(ctx, event, payload, e.FailClosed(failClosed), timeout)
+}
+
+// ReadEvent is hook run's and hook test's input: it checks event, reads
+// its payload from file or stdin (ReadPayload) and parses it
+// (ParsePayload). An unknown event is ErrUnknownEvent and a payload that
+// names another ErrEventMismatch, both the caller's mistake.
+func ReadEvent(event, file string, stdin io.Reader, projectDir string) (Payload, error) {
+	if err := CheckEvent(event); err != nil {
+		return nil, err
+	}
+	data, err := ReadPayload(file, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePayload(event, data, projectDir)
+}
