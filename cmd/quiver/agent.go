@@ -132,6 +132,9 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	for _, m := range res.Missed {
 		a.warnf("quiver: warning: %s: %s", ag.Title, m)
 	}
+	if res.Foreign > 0 {
+		a.warnf("quiver: warning: %s holds %d hook entries quiver did not write (a repository may commit it to pass its hooks as quiver's): review them", site.Config, res.Foreign)
+	}
 	if res.Gate != "" {
 		a.warnf("quiver: warning: %s", res.Gate)
 	}

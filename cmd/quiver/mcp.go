@@ -55,7 +55,10 @@ replaces itself with the server.`, kind),
 			if err != nil {
 				return err
 			}
-			return execServer(launch.Path, launch.Argv, launch.Env)
+			if err := execServer(launch.Path, launch.Argv, launch.Env); err != nil {
+				return fmt.Errorf("start %s: %w", launch.Path, err)
+			}
+			return nil
 		},
 	}
 	exec.Flags().BoolVarP(&global, "global", "g", false, "start a server of your own plugins (in your home)")

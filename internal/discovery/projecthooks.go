@@ -70,7 +70,8 @@ func projectHooks(srcs []source) (hooks, files []ProjectHook, walked []string) {
 				files = append(files, f)
 			}
 		}
-		if hasHooks {
+		if hasHooks || !s.plugin.IsZero() {
+			// Servers and hooks alike resolve modules upwards.
 			if localRoot == "" {
 				localRoot = s.root
 				if !s.plugin.IsZero() {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -146,6 +146,12 @@ func ServerLaunch(l plugins.Layout, global bool, kind ServerKind, name plugins.N
 		return Launch{}, err
 	}
 	path := x.Command
+	if s.Location == plugins.Local && strings.Contains(path, "/") && !filepath.IsAbs(path) {
+		// Relative to the agent's working folder: a file of the project
+		// that trust never covered. A plugin names its own files from
+		// ${CLAUDE_PLUGIN_ROOT}.
+		return Launch{}, fmt.Errorf("%s server %s of %s names its command %q relative to the agent's folder, which quiver does not run for a project's plugin; name it from ${CLAUDE_PLUGIN_ROOT}", kind, server, name, path)
+	}
 	if !strings.Contains(path, "/") {
 		if path, err = lookPath(x.Command, env["PATH"]); err != nil {
 			return Launch{}, fmt.Errorf("%s server %s of %s: %w", kind, server, name, err)
@@ -159,17 +165,15 @@ func ServerLaunch(l plugins.Layout, global bool, kind ServerKind, name plugins.N
 }
 
 // lookPath finds command on the given PATH (the server's, which may differ
-// from quiver's own).
+// from quiver's own), in its absolute folders only: a relative one (or an
+// empty one, the working folder) would run whatever the folder the agent
+// started in holds.
 func lookPath(command, path string) (string, error) {
-	old := os.Getenv("PATH")
-	if path == old {
-		return exec.LookPath(command)
-	}
 	for _, dir := range strings.Split(path, ":") {
-		if dir == "" {
-			dir = "."
+		if !filepath.IsAbs(dir) {
+			continue
 		}
-		p := dir + "/" + command
+		p := filepath.Join(dir, command)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return p, nil
 		}

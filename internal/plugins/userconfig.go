@@ -71,16 +71,21 @@ func parseUserConfig(raw json.RawMessage) ([]ConfigKey, error) {
 	return keys, nil
 }
 
-// check says why value is not one of k's type.
+// check says why value is not one of k's type (never quoting a
+// sensitive value).
 func (k ConfigKey) check(value string) error {
+	shown := fmt.Sprintf("%q", value)
+	if k.Sensitive {
+		shown = "the value given"
+	}
 	switch k.Type {
 	case "number":
 		if _, err := strconv.ParseFloat(value, 64); err != nil {
-			return fmt.Errorf("%s takes a number, not %q", k.Name, value)
+			return fmt.Errorf("%s takes a number, not %s", k.Name, shown)
 		}
 	case "boolean":
 		if value != "true" && value != "false" {
-			return fmt.Errorf("%s takes true or false, not %q", k.Name, value)
+			return fmt.Errorf("%s takes true or false, not %s", k.Name, shown)
 		}
 	}
 	if strings.ContainsAny(value, "\x00\n\r") {

@@ -163,6 +163,11 @@ func opencodeCommand(fm map[string]any, body, name string) ([]byte, []string, er
 	out := command{Description: format.StringField(fm, "description")}
 	if out.Description == "" {
 		slices.Sort(dropped)
+		if strings.HasPrefix(strings.TrimLeft(body, "\ufeff \t\r\n"), "---") {
+			// A body that starts with a block of its own would become
+			// OpenCode's frontmatter: an empty one goes first.
+			body = "---\n---\n" + body
+		}
 		return []byte(body), dropped, nil
 	}
 	return withFrontmatter(out, body, dropped)

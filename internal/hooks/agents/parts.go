@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -133,6 +134,17 @@ func (w *Wirer) syncFile(site Site, f FileMembers, rec wiring.FileRecord) (wirin
 	if err := w.checkFilePath(site, rec.Path); err != nil {
 		return rec, err
 	}
+	if site.Scope.Location != plugins.Global && isUnder(w.Home, rec.Path) && !isUnder(site.Base, rec.Path) {
+		// A file of the user's (Claude's ~/.claude/settings.json) that a
+		// project's sync writes too: read and written under the user
+		// scope's agents lock, which every sync of it holds, so that no
+		// other project's or the user's own update is lost.
+		unlock, err := w.lock(context.Background(), w.Site(site.Agent, true))
+		if err != nil {
+			return rec, err
+		}
+		defer unlock()
+	}
 	data, existed, err := ReadConfig(rec.Path)
 	if err != nil {
 		return rec, err
@@ -183,4 +195,10 @@ func (w *Wirer) checkFilePath(site Site, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is outside %s and %s", path, site.Base, w.Home)
+}
+
+// isUnder reports whether path lies in dir.
+func isUnder(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -255,6 +255,9 @@ type Installed struct {
 	// Gate what the agent waits on before it uses what quiver wrote.
 	Missed []string
 	Gate   string
+	// Foreign counts hook entries quiver did not write in a file named
+	// as quiver's own (see Foreign).
+	Foreign int
 }
 
 // Install wires the agent of site: quiver's entries merged into its file
@@ -315,7 +318,13 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 	if err := rec.Write(site.Record); err != nil {
 		return Installed{}, fmt.Errorf("record %s: %w", site.Record, err)
 	}
-	return Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry)}, nil
+	foreign := 0
+	if filepath.Base(site.Config) == "quiver.json" {
+		if data, ok, err := ReadConfig(site.Config); err == nil && ok {
+			foreign = Foreign(ag, data)
+		}
+	}
+	return Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign}, nil
 }
 
 // hookFileHeader starts the first line of every program quiver generates
@@ -690,6 +699,31 @@ func WiredIn(ag *Agent, data []byte) (bool, string) {
 	return false, ""
 }
 
+// Foreign counts the hook entries in data (the agent's configuration)
+// that are not quiver's: in a file named as quiver's own (Copilot's
+// .github/hooks/quiver.json) they are someone else's, perhaps committed
+// by a repository to pass as quiver's.
+func Foreign(ag *Agent, data []byte) int {
+	if ag.hookFile != nil {
+		return 0
+	}
+	d, err := wiring.ParseDoc(data, ag.Comments)
+	if err != nil {
+		return 0
+	}
+	c := wiringConfig(ag, "quiver", false)
+	n := 0
+	for _, e := range c.Entries {
+		elems, _ := d.Array(e.Keys...)
+		for _, el := range elems {
+			if !c.Ours(el) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // CommandProblem says why command would not run ("" when it would).
 func CommandProblem(command string) string {
 	if strings.Contains(command, "/") {
@@ -724,6 +758,17 @@ func (w *Wirer) Diagnose() []format.Finding {
 			continue
 		}
 		wired[r.Agent] = true
+		if filepath.Base(r.Config) == "quiver.json" {
+			if ag, err := Lookup(r.Agent); err == nil {
+				if data, ok, err := ReadConfig(r.Config); err == nil && ok {
+					if n := Foreign(ag, data); n > 0 {
+						out = append(out, format.Finding{Severity: "warning", File: r.Config,
+							Reason: fmt.Sprintf("%s's %s holds %d hook entr%s quiver did not write, which %s runs too", r.Title, filepath.Base(r.Config), n, plural(n, "y", "ies"), r.Title),
+							Fix:    "review them: a repository may commit this file to pass its hooks as quiver's; move yours to a file of your own"})
+					}
+				}
+			}
+		}
 		for _, m := range r.Missed {
 			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) did not get %s", r.Title, r.Location, m),
 				Fix: "set what it needs, or see docs/agents.md for what the agent cannot take"})
@@ -807,4 +852,11 @@ func (w *Wirer) claudeNativePlugins() map[string]string {
 		}
 	}
 	return found
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
