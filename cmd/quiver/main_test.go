@@ -27,7 +27,18 @@ const asQuiver = "QUIVER_TEST_AS_QUIVER"
 // of the plugin the real-agent tests install.
 const asMCP = "QUIVER_TEST_AS_MCP"
 
+// asLSP makes a re-executed test binary a minimal language server, which
+// first writes its own path and arguments to the file the variable names.
+const asLSP = "QUIVER_TEST_AS_LSP"
+
 func TestMain(m *testing.M) {
+	if marker := os.Getenv(asLSP); marker != "" {
+		os.WriteFile(marker, []byte(strings.Join(os.Args[1:], " ")), 0o644)
+		if err := modelserver.ServeLSP(os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(asMCP) == "1" {
 		if err := modelserver.ServeMCP(os.Stdin, os.Stdout); err != nil {
 			os.Exit(1)

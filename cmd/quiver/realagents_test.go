@@ -407,3 +407,45 @@ func TestRealCodexGetsThePlugin(t *testing.T) {
 		}
 	})
 }
+
+// TestRealClaudeStartsTheLSPServer: a plugin's LSP server (here from a
+// strict: false style .lsp.json) reaches Claude Code through the plugin
+// route, the only way Claude loads LSP servers: when the model reads a
+// file of its language, Claude starts the server from the view, with
+// ${CLAUDE_PLUGIN_ROOT} expanded.
+func TestRealClaudeStartsTheLSPServer(t *testing.T) {
+	claude := realAgent(t, "QUIVER_TEST_CLAUDE")
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "lsp-started")
+	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "probe-lsp", "version": "1.0.0"}`)
+	lsp, _ := json.Marshal(map[string]any{"probe": map[string]any{
+		"command": os.Args[0], "args": []string{"--root=${CLAUDE_PLUGIN_ROOT}"},
+		"env": map[string]string{asLSP: marker}, "extensionToLanguage": map[string]string{".probe": "probe"},
+	}})
+	writeFile(t, filepath.Join(dir, ".lsp.json"), string(lsp))
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/probe-lsp", "main", dir, "lsp"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, srv)
+	h.must("agent", "install", "claude", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/probe-lsp")
+	writeFile(t, filepath.Join(h.project, "main.probe"), "probe\n")
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	model.Tool = &modelserver.ToolUse{Name: "LSP", Input: map[string]any{"operation": "hover", "filePath": filepath.Join(h.project, "main.probe"), "line": 1, "character": 1}}
+	env := agentEnv(h, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=x",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "ENABLE_TOOL_SEARCH=false")
+	out := runAgent(t, h, env, claude, "-p", "read main.probe", "--output-format", "stream-json", "--verbose", "--allowedTools", "LSP")
+	started, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatalf("Claude did not start the plugin's LSP server (%v)\nagent output:\n%s", err, out)
+	}
+	view := filepath.Join(plugins.ProjectMachineDir(h.home, h.project), "claude-plugins", "plugins", "probe-lsp")
+	if got := string(started); got != "--root="+view {
+		t.Errorf("Claude started the server with %q, want the view's root expanded (--root=%s)", got, view)
+	}
+}

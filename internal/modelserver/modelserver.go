@@ -7,11 +7,13 @@
 package modelserver
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -252,6 +254,58 @@ func ServeMCP(in io.Reader, out io.Writer) error {
 			result = map[string]any{"content": []any{map[string]string{"type": "text", "text": "probed"}}}
 		}
 		if err := enc.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result}); err != nil {
+			return err
+		}
+	}
+}
+
+// ServeLSP is a minimal language server over stdio (Content-Length framed
+// JSON-RPC) for tests that check an agent starts a plugin's LSP server:
+// it answers initialize with no capabilities and every other request with
+// null, and ends at exit or end of input.
+func ServeLSP(in io.Reader, out io.Writer) error {
+	r := bufio.NewReader(in)
+	for {
+		n := -1
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return nil
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		if n < 0 {
+			return fmt.Errorf("a message without Content-Length")
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(body, &msg); err != nil {
+			return err
+		}
+		if msg.Method == "exit" {
+			return nil
+		}
+		if len(msg.ID) == 0 {
+			continue // a notification
+		}
+		var result any
+		if msg.Method == "initialize" {
+			result = map[string]any{"capabilities": map[string]any{"hoverProvider": true}}
+		}
+		reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
+		if _, err := fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(reply), reply); err != nil {
 			return err
 		}
 	}
