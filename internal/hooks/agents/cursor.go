@@ -27,6 +27,7 @@ var Cursor = &Agent{
 	RootInput:   []string{"workspace_roots", "cwd"},
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".cursor/skills",
+	SkillsToo:   []string{".agents/skills"},
 	CommandsDir: ".cursor/commands",
 	AgentsDir:   ".cursor/agents",
 	AgentSuffix: ".md",
