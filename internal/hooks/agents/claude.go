@@ -256,7 +256,7 @@ func kebab(s string) string {
 
 // claudeParts writes the scope's views and their marketplace, and plans
 // the settings that make Claude load them.
-func claudeParts(w *Wirer, site Site, d Docs, _ string) (Plan, error) {
+func claudeParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 	var routed []plugins.Plugin
 	for _, p := range scopePlugins(site, d) {
 		if claudeRouted(p) {
@@ -283,7 +283,7 @@ func claudeParts(w *Wirer, site Site, d Docs, _ string) (Plan, error) {
 	var enabled []wiring.Member
 	keep := map[string]bool{}
 	for i, p := range routed {
-		if err := writeClaudeView(p, names[i], filepath.Join(dir, "plugins", names[i])); err != nil {
+		if err := writeClaudeView(p, names[i], filepath.Join(dir, "plugins", names[i]), settingsServers(site, p, quiver)); err != nil {
 			w.warn(fmt.Sprintf("quiver: Claude Code: plugin %s: %v", p.Name, err))
 			plan.Missed = append(plan.Missed, fmt.Sprintf("plugin %s: %v", p.Name, err))
 			continue
@@ -330,8 +330,8 @@ const viewHashFile = ".quiver-view"
 // writeClaudeView writes (or keeps) the view of p at dst: every file but
 // the hook configuration, a manifest without hooks under Claude's name for
 // it, and the plugin's recipes/ as commands.
-func writeClaudeView(p plugins.Plugin, name, dst string) error {
-	gen, err := claudeViewFiles(p, name)
+func writeClaudeView(p plugins.Plugin, name, dst string, servers json.RawMessage) error {
+	gen, err := claudeViewFiles(p, name, servers)
 	if err != nil {
 		return err
 	}
@@ -339,6 +339,8 @@ func writeClaudeView(p plugins.Plugin, name, dst string) error {
 		switch rel {
 		case "hooks/" + plugins.HooksJSON, plugins.EntryManifestPath, plugins.ClaudeManifestPath, viewHashFile:
 			return true
+		case ".mcp.json":
+			return servers != nil
 		}
 		return strings.HasPrefix(rel, ".git/")
 	}
@@ -372,7 +374,7 @@ func viewKey(source string, gen map[string][]byte) string {
 // claudeViewFiles are the files a view generates: its manifest (the
 // plugin's, with a strict: false entry's fields over it, without hooks)
 // and commands for recipes/ items.
-func claudeViewFiles(p plugins.Plugin, name string) (map[string][]byte, error) {
+func claudeViewFiles(p plugins.Plugin, name string, servers json.RawMessage) (map[string][]byte, error) {
 	manifest := map[string]json.RawMessage{}
 	for _, rel := range []string{plugins.ClaudeManifestPath, plugins.EntryManifestPath} {
 		data, err := safefs.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(rel)), safefs.MaxMeta)
@@ -386,6 +388,9 @@ func claudeViewFiles(p plugins.Plugin, name string) (map[string][]byte, error) {
 		maps.Copy(manifest, m)
 	}
 	delete(manifest, "hooks")
+	if servers != nil {
+		delete(manifest, "mcpServers") // all of them are in the view's .mcp.json
+	}
 	manifest["name"], _ = json.Marshal(name)
 	if _, ok := manifest["description"]; !ok && p.Manifest.Description != "" {
 		manifest["description"], _ = json.Marshal(p.Manifest.Description)
@@ -395,6 +400,9 @@ func claudeViewFiles(p plugins.Plugin, name string) (map[string][]byte, error) {
 		return nil, err
 	}
 	gen := map[string][]byte{plugins.ClaudeManifestPath: data}
+	if servers != nil {
+		gen[".mcp.json"] = servers
+	}
 	for _, r := range p.Contents.Recipes {
 		if r.Command {
 			continue
@@ -406,4 +414,39 @@ func claudeViewFiles(p plugins.Plugin, name string) (map[string][]byte, error) {
 		gen["commands/"+r.Name+".md"] = body
 	}
 	return gen, nil
+}
+
+// settingsServers is the .mcp.json of a view whose plugin has settings
+// set with quiver plugin config (SPEC §16): every server of the plugin,
+// those that use a setting started through quiver mcp exec, which hands
+// them their values (a secret never lands in the view). nil when the
+// plugin's servers can stay as the plugin wrote them.
+func settingsServers(site Site, p plugins.Plugin, quiver string) json.RawMessage {
+	uc, err := plugins.ReadUserConfig(p)
+	if err != nil || len(uc.Values) == 0 {
+		return nil
+	}
+	all := map[string]json.RawMessage{}
+	rewritten := false
+	for _, s := range p.Parts().MCP {
+		all[s.Name] = s.Config
+		if !plugins.HasVars(string(s.Config)) || !strings.Contains(string(s.Config), "${"+plugins.VarUserConfig) {
+			continue
+		}
+		def, err := s.Def()
+		if err != nil || !def.Stdio() {
+			continue
+		}
+		argv := mcpExec(quiver, site, p.Name, s.Name)
+		all[s.Name], _ = json.Marshal(map[string]any{"command": argv[0], "args": argv[1:]})
+		rewritten = true
+	}
+	if !rewritten {
+		return nil
+	}
+	data, err := json.MarshalIndent(map[string]any{"mcpServers": all}, "", "  ")
+	if err != nil {
+		return nil
+	}
+	return data
 }
