@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 // Copilot is GitHub Copilot CLI (@github/copilot): a hook file of its own
@@ -154,40 +152,7 @@ var copilotTools = map[string]string{
 // Claude's frontmatter (model names Copilot does not know, color, ...) is
 // dropped, since Copilot only warns about keys it ignores.
 func copilotSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
-	desc := format.StringField(fm, "description")
-	if desc == "" {
-		return nil, nil, fmt.Errorf("it has no description, which Copilot requires")
-	}
-	type agent struct {
-		Name        string   `yaml:"name"`
-		Description string   `yaml:"description"`
-		Tools       []string `yaml:"tools,omitempty"`
-	}
-	out := agent{Name: name, Description: desc}
-	var dropped []string
-	for k, v := range fm {
-		switch k {
-		case "name", "description":
-		case "tools":
-			for _, t := range toolList(v) {
-				if c, ok := copilotTools[t]; ok {
-					if !slices.Contains(out.Tools, c) {
-						out.Tools = append(out.Tools, c)
-					}
-				} else {
-					dropped = append(dropped, "tool "+t)
-				}
-			}
-			if len(out.Tools) == 0 {
-				// Given none, Copilot's agent would get every tool: more
-				// than its author allowed.
-				return nil, nil, fmt.Errorf("none of its tools (%v) exists in Copilot", v)
-			}
-		default:
-			dropped = append(dropped, k)
-		}
-	}
-	return withFrontmatter(out, body, dropped)
+	return toolsSubagent("Copilot", name, copilotTools, fm, body)
 }
 
 // copilotMCP: .github/mcp.json (Copilot's .mcp.json is Claude's too) and

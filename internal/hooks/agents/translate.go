@@ -232,23 +232,32 @@ var geminiTools = map[string]string{
 // keys stop Gemini from loading it): name (lowercase, [a-z0-9-_]),
 // description, tools in Gemini's names; the rest is dropped.
 func geminiSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
+	return toolsSubagent("Gemini", geminiName(name), geminiTools, fm, body)
+}
+
+// toolsSubagent writes a subagent for an agent whose subagents take
+// name, description (required) and a tool list in its own names (tools
+// maps Claude's): every other key is dropped, and a subagent none of
+// whose tools the agent has is refused, since given none it would get
+// every tool, more than its author allowed.
+func toolsSubagent(agent, name string, tools map[string]string, fm map[string]any, body string) ([]byte, []string, error) {
 	desc := format.StringField(fm, "description")
 	if desc == "" {
-		return nil, nil, fmt.Errorf("it has no description, which Gemini requires")
+		return nil, nil, fmt.Errorf("it has no description, which %s requires", agent)
 	}
-	type agent struct {
+	type subagent struct {
 		Name        string   `yaml:"name"`
 		Description string   `yaml:"description"`
 		Tools       []string `yaml:"tools,omitempty"`
 	}
-	out := agent{Name: geminiName(name), Description: desc}
+	out := subagent{Name: name, Description: desc}
 	var dropped []string
 	for k, v := range fm {
 		switch k {
 		case "name", "description":
 		case "tools":
 			for _, t := range toolList(v) {
-				if g, ok := geminiTools[t]; ok {
+				if g, ok := tools[t]; ok {
 					if !slices.Contains(out.Tools, g) {
 						out.Tools = append(out.Tools, g)
 					}
@@ -257,10 +266,7 @@ func geminiSubagent(fm map[string]any, body, name string) ([]byte, []string, err
 				}
 			}
 			if len(out.Tools) == 0 {
-				// None of its tools exists in Gemini: a subagent
-				// given all of them would do more than its author
-				// allowed.
-				return nil, nil, fmt.Errorf("none of its tools (%v) exists in Gemini", v)
+				return nil, nil, fmt.Errorf("none of its tools (%v) exists in %s", v, agent)
 			}
 		default:
 			dropped = append(dropped, k)
