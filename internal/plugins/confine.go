@@ -34,7 +34,7 @@ func (g *RootGuard) Escape(p string) string {
 	if err != nil || g.resolveErr != nil {
 		return fmt.Sprintf("cannot resolve %s: %v", p, errors.Join(err, g.resolveErr))
 	}
-	if insideRoot(target, g.resolved) {
+	if InsideRoot(target, g.resolved) {
 		return ""
 	}
 	shown := target
@@ -45,7 +45,7 @@ func (g *RootGuard) Escape(p string) string {
 }
 
 // insideRoot reports whether target lies in root (both resolved).
-func insideRoot(target, root string) bool {
+func InsideRoot(target, root string) bool {
 	rel, err := filepath.Rel(root, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

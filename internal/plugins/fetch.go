@@ -302,7 +302,7 @@ func within(path, dir string) bool {
 			p = parent
 		}
 	}
-	return insideRoot(resolve(path), resolve(dir))
+	return InsideRoot(resolve(path), resolve(dir))
 }
 
 // RefKind says what a requested ref turned out to be.

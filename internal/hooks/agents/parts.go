@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -134,7 +133,7 @@ func (w *Wirer) syncFile(site Site, f FileMembers, rec wiring.FileRecord) (wirin
 	if err := w.checkFilePath(site, rec.Path); err != nil {
 		return rec, err
 	}
-	if site.Scope.Location != plugins.Global && isUnder(w.Home, rec.Path) && !isUnder(site.Base, rec.Path) {
+	if site.Scope.Location != plugins.Global && plugins.InsideRoot(rec.Path, w.Home) && !plugins.InsideRoot(rec.Path, site.Base) {
 		// A file of the user's (Claude's ~/.claude/settings.json) that a
 		// project's sync writes too: read and written under the user
 		// scope's agents lock, which every sync of it holds, so that no
@@ -182,10 +181,10 @@ func (w *Wirer) syncFile(site Site, f FileMembers, rec wiring.FileRecord) (wirin
 // commit .cursor as a link to the user's home.
 func (w *Wirer) checkFilePath(site Site, path string) error {
 	for _, base := range []string{site.Base, w.Home} {
-		rel, err := filepath.Rel(base, path)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if !plugins.InsideRoot(path, base) {
 			continue
 		}
+		rel, _ := filepath.Rel(base, path)
 		if err := wiring.SafeParents(base, rel, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
@@ -195,10 +194,4 @@ func (w *Wirer) checkFilePath(site Site, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is outside %s and %s", path, site.Base, w.Home)
-}
-
-// isUnder reports whether path lies in dir.
-func isUnder(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
