@@ -44,7 +44,8 @@ func (g *RootGuard) Escape(p string) string {
 	return fmt.Sprintf("symlink to %s leaves %s", shown, g.root)
 }
 
-// insideRoot reports whether target lies in root (both resolved).
+// InsideRoot reports whether target lies in root (or is root), as written:
+// resolve both first where links matter.
 func InsideRoot(target, root string) bool {
 	rel, err := filepath.Rel(root, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
