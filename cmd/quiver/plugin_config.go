@@ -12,19 +12,6 @@ import (
 
 // ---- plugin config ----
 
-// configRow is one setting as plugin config lists it: a sensitive value
-// is never shown, only whether it is set.
-type configRow struct {
-	Key         string `json:"key"`
-	Type        string `json:"type,omitempty"`
-	Value       string `json:"value,omitempty"`
-	Set         bool   `json:"set"`
-	Sensitive   bool   `json:"sensitive"`
-	Required    bool   `json:"required"`
-	Default     string `json:"default,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
 func (a *App) newPluginConfigCmd() *cobra.Command {
 	var global, asJSON bool
 	cmd := &cobra.Command{
@@ -89,15 +76,7 @@ func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	rows := []configRow{}
-	for _, k := range c.Keys {
-		v, set := c.Values[k.Name]
-		r := configRow{Key: k.Name, Type: k.Type, Set: set, Sensitive: k.Sensitive, Required: k.Required, Default: k.Default, Description: k.Description}
-		if !k.Sensitive {
-			r.Value = v
-		}
-		rows = append(rows, r)
-	}
+	rows := c.Rows()
 	if asJSON {
 		return writeJSON(a.Stdout, rows)
 	}
@@ -107,18 +86,7 @@ func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {
 	}
 	var table [][]string
 	for _, r := range rows {
-		v := r.Value
-		switch {
-		case r.Sensitive && r.Set:
-			v = "(set, hidden)"
-		case !r.Set && r.Default != "":
-			v = "(default " + r.Default + ")"
-		case !r.Set && r.Required:
-			v = "(required, not set)"
-		case !r.Set:
-			v = "(not set)"
-		}
-		table = append(table, []string{r.Key, v, r.Description})
+		table = append(table, []string{r.Key, r.Shown(), r.Description})
 	}
 	return a.writeTable([]string{"KEY", "VALUE", "DESCRIPTION"}, table)
 }

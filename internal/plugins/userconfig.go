@@ -151,6 +151,48 @@ type UserConfig struct {
 	Values map[string]string
 }
 
+// ConfigRow is one setting as plugin config lists it: a sensitive value
+// is never in it, only whether it is set.
+type ConfigRow struct {
+	Key         string `json:"key"`
+	Type        string `json:"type,omitempty"`
+	Value       string `json:"value,omitempty"`
+	Set         bool   `json:"set"`
+	Sensitive   bool   `json:"sensitive"`
+	Required    bool   `json:"required"`
+	Default     string `json:"default,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Rows lists the plugin's settings, by key.
+func (c UserConfig) Rows() []ConfigRow {
+	rows := []ConfigRow{}
+	for _, k := range c.Keys {
+		v, set := c.Values[k.Name]
+		r := ConfigRow{Key: k.Name, Type: k.Type, Set: set, Sensitive: k.Sensitive, Required: k.Required, Default: k.Default, Description: k.Description}
+		if !k.Sensitive {
+			r.Value = v
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// Shown is the row's value as a table shows it.
+func (r ConfigRow) Shown() string {
+	switch {
+	case r.Sensitive && r.Set:
+		return "(set, hidden)"
+	case !r.Set && r.Default != "":
+		return "(default " + r.Default + ")"
+	case !r.Set && r.Required:
+		return "(required, not set)"
+	case !r.Set:
+		return "(not set)"
+	}
+	return r.Value
+}
+
 // Missing lists the required keys with no value and no default.
 func (c UserConfig) Missing() []string {
 	var out []string

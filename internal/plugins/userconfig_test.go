@@ -1,0 +1,32 @@
+package plugins
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConfigRowsHideSecrets: a sensitive value is in no row, shown or as
+// JSON data; a plain one is; unset keys say why.
+func TestConfigRowsHideSecrets(t *testing.T) {
+	c := UserConfig{
+		Keys: []ConfigKey{
+			{Name: "region", Required: true},
+			{Name: "token", Sensitive: true},
+			{Name: "units", Default: "metric"},
+			{Name: "zone", Required: true},
+		},
+		Values: map[string]string{"region": "eu", "token": "s3cret"},
+	}
+	want := map[string]string{"region": "eu", "token": "(set, hidden)", "units": "(default metric)", "zone": "(required, not set)"}
+	for _, r := range c.Rows() {
+		if strings.Contains(r.Value+r.Shown(), "s3cret") {
+			t.Errorf("%s shows the secret", r.Key)
+		}
+		if r.Shown() != want[r.Key] {
+			t.Errorf("%s shown as %q, want %q", r.Key, r.Shown(), want[r.Key])
+		}
+	}
+	if got := c.Missing(); len(got) != 1 || got[0] != "zone" {
+		t.Errorf("Missing() = %v, want [zone]", got)
+	}
+}
