@@ -415,22 +415,9 @@ func TestRealCodexGetsThePlugin(t *testing.T) {
 // ${CLAUDE_PLUGIN_ROOT} expanded.
 func TestRealClaudeStartsTheLSPServer(t *testing.T) {
 	claude := realAgent(t, "QUIVER_TEST_CLAUDE")
-	dir := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "lsp-started")
-	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "probe-lsp", "version": "1.0.0"}`)
-	lsp, _ := json.Marshal(map[string]any{"probe": map[string]any{
-		"command": os.Args[0], "args": []string{"--root=${CLAUDE_PLUGIN_ROOT}"},
-		"env": map[string]string{asLSP: marker}, "extensionToLanguage": map[string]string{".probe": "probe"},
-	}})
-	writeFile(t, filepath.Join(dir, ".lsp.json"), string(lsp))
-	srv := gitserver.New(t, gitserver.Options{})
-	if _, err := srv.Commit("acme/probe-lsp", "main", dir, "lsp"); err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, srv)
+	h, marker := lspProbe(t)
 	h.must("agent", "install", "claude", "--command", os.Args[0])
 	h.must("plugin", "add", "acme/probe-lsp")
-	writeFile(t, filepath.Join(h.project, "main.probe"), "probe\n")
 	model, err := modelserver.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -448,4 +435,58 @@ func TestRealClaudeStartsTheLSPServer(t *testing.T) {
 	if got := string(started); got != "--root="+view {
 		t.Errorf("Claude started the server with %q, want the view's root expanded (--root=%s)", got, view)
 	}
+}
+
+// TestRealOpenCodeStartsTheLSPServer: OpenCode starts a project plugin's
+// LSP server, written into opencode.json's lsp key, when its model reads
+// a file of the server's extension; the server starts through quiver lsp
+// exec, which expands the plugin's root.
+func TestRealOpenCodeStartsTheLSPServer(t *testing.T) {
+	opencode := realAgent(t, "QUIVER_TEST_OPENCODE")
+	h, marker := lspProbe(t)
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	writeFile(t, filepath.Join(h.project, "opencode.json"), `{
+  "provider": {"anthropic": {"options": {"baseURL": "`+model.URL+`/v1", "apiKey": "x"}}},
+  "model": "anthropic/claude-sonnet-4-5",
+}
+`)
+	h.must("agent", "install", "opencode", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/probe-lsp")
+	model.Tool = &modelserver.ToolUse{Name: "read", Input: map[string]any{"filePath": filepath.Join(h.project, "main.probe")}}
+	env := agentEnv(h, "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"npm_config_registry=http://127.0.0.1:9/", "npm_config_fetch_retries=0", "BUN_CONFIG_REGISTRY=http://127.0.0.1:9/")
+	out := runAgent(t, h, env, opencode, "run", "read main.probe")
+	started, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatalf("OpenCode did not start the plugin's LSP server (%v)\nagent output:\n%s", err, out)
+	}
+	root := filepath.Join(h.project, ".quiver", "plugins", "acme@probe-lsp")
+	if got := string(started); got != "--root="+root {
+		t.Errorf("OpenCode started the server with %q, want the plugin's root expanded (--root=%s)", got, root)
+	}
+}
+
+// lspProbe serves a plugin whose only part is an LSP server for .probe
+// files (this test binary, which writes its arguments to marker when it
+// starts), and gives a project with a main.probe file.
+func lspProbe(t *testing.T) (h *harness, marker string) {
+	dir := t.TempDir()
+	marker = filepath.Join(t.TempDir(), "lsp-started")
+	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "probe-lsp", "version": "1.0.0"}`)
+	lsp, _ := json.Marshal(map[string]any{"probe": map[string]any{
+		"command": os.Args[0], "args": []string{"--root=${CLAUDE_PLUGIN_ROOT}"},
+		"env": map[string]string{asLSP: marker}, "extensionToLanguage": map[string]string{".probe": "probe"},
+	}})
+	writeFile(t, filepath.Join(dir, ".lsp.json"), string(lsp))
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/probe-lsp", "main", dir, "lsp"); err != nil {
+		t.Fatal(err)
+	}
+	h = newHarness(t, srv)
+	writeFile(t, filepath.Join(h.project, "main.probe"), "probe\n")
+	return h, marker
 }

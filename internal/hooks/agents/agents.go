@@ -75,6 +75,9 @@ type Agent struct {
 	// AgentsDir is where the agent reads subagents ("" when quiver
 	// gives it none), as files ending in AgentSuffix.
 	CommandSuffix, AgentsDir, AgentSuffix string
+	// NoCommands, for an agent without a command folder, says why, for
+	// the commands that then do not reach it (agent list's missed).
+	NoCommands string
 	// SkillsToo are other agents' skill folders this agent reads as well
 	// (Copilot and OpenCode read .claude/skills): a skill quiver keeps
 	// there for another wired agent reaches this one already, and is not

@@ -37,6 +37,7 @@ var Codex = &Agent{
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".agents/skills",
 	AgentsDir:   ".codex/agents",
+	NoCommands:  "Codex has no command folder (it removed its custom prompts in codex-cli 0.117)",
 	AgentSuffix: ".toml",
 	subagent:    codexSubagent,
 	keys:        hooksArray,

@@ -2,15 +2,9 @@ package agents
 
 import (
 	"encoding/json"
-	"fmt"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
-	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
-	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // Copilot is GitHub Copilot CLI (@github/copilot): a hook file of its own
@@ -174,138 +168,34 @@ var copilotMCP = &mcpFormat{
 	},
 }
 
-// Copilot's LSP servers: .github/lsp.json and ~/.copilot/lsp-config.json,
+// copilotLSP: .github/lsp.json and ~/.copilot/lsp-config.json,
 // {"lspServers": {name: {command, args, fileExtensions, env}}}. Both are
 // strict JSON, and one entry Copilot cannot read makes it drop the whole
 // file, so quiver writes only entries it fully understands.
-const (
-	copilotLSPLocal  = ".github/lsp.json"
-	copilotLSPGlobal = ".copilot/lsp-config.json"
-)
+var copilotLSP = &lspFormat{
+	Local: ".github/lsp.json", Global: ".copilot/lsp-config.json",
+	Keys:     []string{"lspServers"},
+	Ref:      func(name string) string { return "${" + name + "}" },
+	Defaults: true,
+	Entry: func(argv []string, env map[string]string, exts []string, def lspDef) map[string]any {
+		m := standardStdio(argv, env)
+		m["fileExtensions"] = def.ExtensionToLanguage
+		if len(def.InitializationOptions) > 0 {
+			m["initializationOptions"] = def.InitializationOptions
+		}
+		return m
+	},
+}
 
 func init() {
 	Copilot.parts = func(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 		plan := mcpParts(w, site, d, copilotMCP, quiver)
-		lsp := copilotLSP(site, d, quiver)
+		lsp := copilotLSP.parts(site, d, quiver)
 		plan.Files = append(plan.Files, lsp.Files...)
 		plan.Missed = append(plan.Missed, lsp.Missed...)
 		return plan, nil
 	}
 	Copilot.partFiles = func(w *Wirer, site Site) []FileMembers {
-		return []FileMembers{{Path: copilotMCP.file(site)}, {Path: copilotLSPFile(site)}}
+		return []FileMembers{{Path: copilotMCP.file(site)}, {Path: copilotLSP.file(site)}}
 	}
-}
-
-func copilotLSPFile(site Site) string {
-	rel := copilotLSPGlobal
-	if site.Scope.Location == plugins.Local {
-		rel = copilotLSPLocal
-	}
-	return filepath.Join(site.Base, filepath.FromSlash(rel))
-}
-
-// lspDef is an LSP server in Claude Code's schema, as far as Copilot can
-// take it.
-type lspDef struct {
-	Command               string            `json:"command"`
-	Args                  []string          `json:"args,omitempty"`
-	Env                   map[string]string `json:"env,omitempty"`
-	ExtensionToLanguage   map[string]string `json:"extensionToLanguage"`
-	Transport             string            `json:"transport,omitempty"`
-	InitializationOptions json.RawMessage   `json:"initializationOptions,omitempty"`
-}
-
-// copilotLSP plans the LSP entries of the site's plugins. A project
-// plugin's server starts through quiver lsp exec, which checks trust
-// again, as its MCP servers do.
-func copilotLSP(site Site, d Docs, quiver string) Plan {
-	var plan Plan
-	var members []wiring.Member
-	for _, p := range scopePlugins(site, d) {
-		for _, s := range p.Parts().LSP {
-			entry, missed := copilotLSPEntry(site, p, s, quiver)
-			if missed != "" {
-				plan.Missed = append(plan.Missed, fmt.Sprintf("LSP server %s of %s: %s", s.Name, p.Name, missed))
-			}
-			if entry == nil {
-				continue
-			}
-			v, err := json.Marshal(entry)
-			if err != nil {
-				continue
-			}
-			members = append(members, wiring.Member{Keys: []string{"lspServers", ServerName(p.Name, s.Name)}, Value: v})
-		}
-	}
-	sort.Slice(members, func(i, j int) bool { return members[i].Keys[1] < members[j].Keys[1] })
-	plan.add(copilotLSPFile(site), members...)
-	return plan
-}
-
-func copilotLSPEntry(site Site, p plugins.Plugin, s plugins.Server, quiver string) (map[string]any, string) {
-	var def lspDef
-	if err := json.Unmarshal(s.Config, &def); err != nil {
-		return nil, "its definition is not Claude Code's: " + err.Error()
-	}
-	switch {
-	case def.Command == "":
-		return nil, "it names no command"
-	case def.Transport != "" && def.Transport != "stdio":
-		return nil, fmt.Sprintf("Copilot takes no %q transport", def.Transport)
-	case len(def.ExtensionToLanguage) == 0:
-		return nil, "it maps no file extensions, which Copilot requires"
-	}
-	vals := pluginVars(site, p.Scope, p.Name)
-	var dropped []string
-	expand := func(v string) string {
-		return plugins.MapVars(v, func(r plugins.Var) string {
-			if x, ok := vals[r.Name]; ok {
-				return x
-			}
-			if strings.Contains(r.Name, ".") {
-				dropped = append(dropped, "${"+r.Name+"} (set it with quiver plugin config)")
-				return ""
-			}
-			if r.HasDefault {
-				return "${" + r.Name + ":-" + r.Default + "}"
-			}
-			return "${" + r.Name + "}"
-		})
-	}
-	m := map[string]any{"fileExtensions": def.ExtensionToLanguage}
-	if site.Scope.Location == plugins.Local || needsVars(plugins.ServerDef{Command: def.Command, Args: def.Args}) {
-		argv := lspExec(quiver, site, p.Name, s.Name)
-		m["command"], m["args"] = argv[0], argv[1:]
-	} else {
-		m["command"] = expand(def.Command)
-		var args []string
-		for _, a := range def.Args {
-			args = append(args, expand(a))
-		}
-		if len(args) > 0 {
-			m["args"] = args
-		}
-		if len(def.Env) > 0 {
-			env := map[string]string{}
-			for k, v := range def.Env {
-				env[k] = expand(v)
-			}
-			m["env"] = env
-		}
-	}
-	if len(def.InitializationOptions) > 0 {
-		m["initializationOptions"] = def.InitializationOptions
-	}
-	if len(dropped) > 0 {
-		return m, "dropped " + strings.Join(dropped, ", ")
-	}
-	return m, ""
-}
-
-// lspExec is the command line that starts a plugin's LSP server through
-// quiver, as mcpExec is for MCP servers.
-func lspExec(quiver string, site Site, p plugins.Name, server string) []string {
-	argv := mcpExec(quiver, site, p, server)
-	argv[1] = "lsp"
-	return argv
 }

@@ -154,33 +154,8 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 	if why != "" {
 		return nil, why
 	}
-	expand := func(v string) string {
-		return plugins.MapVars(v, func(r plugins.Var) string {
-			if x, ok := vals[r.Name]; ok {
-				return x
-			}
-			if strings.Contains(r.Name, ".") {
-				dropped = append(dropped, "${"+r.Name+"}")
-				return ""
-			}
-			if r.HasDefault && !f.Defaults {
-				dropped = append(dropped, fmt.Sprintf("the default of ${%s}", r.Name))
-			}
-			if f.Ref == nil {
-				return "${" + r.Name + "}"
-			}
-			if r.HasDefault && f.Defaults {
-				return "${" + r.Name + ":-" + r.Default + "}"
-			}
-			return f.Ref(r.Name)
-		})
-	}
-	note := func() string {
-		if len(dropped) == 0 {
-			return ""
-		}
-		return "dropped " + strings.Join(dropped, ", ")
-	}
+	expand := refExpander(vals, f.Ref, f.Defaults, &dropped)
+	note := func() string { return droppedNote(dropped) }
 	switch {
 	case def.Stdio():
 		if def.Command == "" {
@@ -216,6 +191,44 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 		return entry, note()
 	}
 	return nil, fmt.Sprintf("the agent takes no %q servers", def.Type)
+}
+
+// refExpander returns the expansion of one configuration string for an
+// agent: the plugin's own variables and settings (vals) become their
+// values, any other ${VAR} the agent's reference to it (ref; ${VAR} as it
+// is without one, for the adapter to translate or refuse), with its
+// default where the agent takes ${VAR:-default} as Claude does. What it
+// cannot write is added to dropped.
+func refExpander(vals map[string]string, ref func(string) string, defaults bool, dropped *[]string) func(string) string {
+	return func(v string) string {
+		return plugins.MapVars(v, func(r plugins.Var) string {
+			if x, ok := vals[r.Name]; ok {
+				return x
+			}
+			if strings.Contains(r.Name, ".") {
+				*dropped = append(*dropped, "${"+r.Name+"}")
+				return ""
+			}
+			if r.HasDefault && !defaults {
+				*dropped = append(*dropped, fmt.Sprintf("the default of ${%s}", r.Name))
+			}
+			if ref == nil {
+				return "${" + r.Name + "}"
+			}
+			if r.HasDefault && defaults {
+				return "${" + r.Name + ":-" + r.Default + "}"
+			}
+			return ref(r.Name)
+		})
+	}
+}
+
+// droppedNote says what an entry was written without ("" for nothing).
+func droppedNote(dropped []string) string {
+	if len(dropped) == 0 {
+		return ""
+	}
+	return "dropped " + strings.Join(dropped, ", ")
 }
 
 // userConfigVars adds to vals the plugin's settings that def refers to

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -52,12 +53,40 @@ var OpenCode = &Agent{
 	encode:   opencodeEncode,
 }
 
+// opencodeLSP: the lsp key of the same opencode.json, {command: [argv],
+// extensions, env, initialization}; OpenCode starts a server it has no
+// built-in of only for the extensions listed.
+var opencodeLSP = &lspFormat{
+	Local: opencodeMCPLocal, Global: opencodeMCPGlobal,
+	Keys: []string{"lsp"}, Comments: true,
+	Ref: opencodeRef,
+	Entry: func(argv []string, env map[string]string, exts []string, def lspDef) map[string]any {
+		m := map[string]any{"command": argv, "extensions": exts}
+		if len(env) > 0 {
+			m["env"] = env
+		}
+		// OpenCode takes initialization options as an object only.
+		if opts := bytes.TrimSpace(def.InitializationOptions); len(opts) > 0 && opts[0] == '{' {
+			m["initialization"] = def.InitializationOptions
+		}
+		return m
+	},
+}
+
+// opencodeRef is OpenCode's reference to an environment variable.
+func opencodeRef(name string) string { return "{env:" + name + "}" }
+
+const (
+	opencodeMCPLocal  = "opencode.json"
+	opencodeMCPGlobal = ".config/opencode/opencode.json"
+)
+
 // opencodeMCP: the mcp key of opencode.json (JSONC), {env:VAR} references
 // and no defaults.
 var opencodeMCP = &mcpFormat{
-	Local: "opencode.json", Global: ".config/opencode/opencode.json",
+	Local: opencodeMCPLocal, Global: opencodeMCPGlobal,
 	Keys: []string{"mcp"}, Comments: true,
-	Ref: func(name string) string { return "{env:" + name + "}" },
+	Ref: opencodeRef,
 	Stdio: func(argv []string, env map[string]string) map[string]any {
 		m := map[string]any{"type": "local", "command": argv, "enabled": true}
 		if len(env) > 0 {
@@ -76,7 +105,18 @@ var opencodeMCP = &mcpFormat{
 
 func init() {
 	OpenCode.hookFile = opencodePlugin
-	withMCP(OpenCode, opencodeMCP)
+	OpenCode.parts = func(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
+		plan := mcpParts(w, site, d, opencodeMCP, quiver)
+		lsp := opencodeLSP.parts(site, d, quiver)
+		for _, f := range lsp.Files {
+			plan.add(f.Path, f.Members...)
+		}
+		plan.Missed = append(plan.Missed, lsp.Missed...)
+		return plan, nil
+	}
+	OpenCode.partFiles = func(w *Wirer, site Site) []FileMembers {
+		return []FileMembers{{Path: opencodeMCP.file(site), Comments: true}}
+	}
 }
 
 // opencodeDecode reads what quiver's plugin sends: the session, the

@@ -457,6 +457,13 @@ func (w *Wirer) syncItems(site Site, rec *wiring.Record) ([]string, error) {
 	dirs := []wiring.LinkDir{{Dir: at.Skills, Items: skills}}
 	if at.Commands != "" {
 		dirs = append(dirs, wiring.LinkDir{Dir: at.Commands, Suffix: cmp.Or(ag.CommandSuffix, ".md"), Items: commandItems(site, recipes, d.Recipes, &missed)})
+	} else if ag.NoCommands != "" && len(recipes) > 0 {
+		names := make([]string, len(recipes))
+		for i, r := range recipes {
+			names[i] = r.Name
+		}
+		slices.Sort(names)
+		missed = append(missed, fmt.Sprintf("commands %s: %s", strings.Join(names, ", "), ag.NoCommands))
 	}
 	if at.Agents != "" {
 		dirs = append(dirs, wiring.LinkDir{Dir: at.Agents, Suffix: ag.AgentSuffix, Items: subagentItems(site, d, plan.Routed, &missed)})
