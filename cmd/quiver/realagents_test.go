@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -194,9 +195,9 @@ exit 0
 // API, COPILOT_OFFLINE): quiver's hook file runs the user's guard, which
 // blocks the model's shell call, and Copilot offers its model the
 // project plugin's MCP tool (through quiver mcp exec), the subagent as a
-// custom agent, and the skill. --trust-folder is Copilot's own gate,
-// opened for this run only: quiver never writes Copilot's trusted
-// folders.
+// custom agent, and the skill. The project must be trusted in Copilot,
+// whose gate quiver names in agent list and never opens: the test opens
+// it as a user would, in Copilot's trusted_folders.
 func TestRealCopilotGetsTheWholePlugin(t *testing.T) {
 	copilot := realAgent(t, "QUIVER_TEST_COPILOT")
 	srv := gitserver.New(t, gitserver.Options{})
@@ -215,7 +216,14 @@ func TestRealCopilotGetsTheWholePlugin(t *testing.T) {
 	model.Tool = &modelserver.ToolUse{Name: "bash", Input: map[string]any{"command": blockedCommand, "description": "probe"}}
 	env := agentEnv(h, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+model.URL, "COPILOT_PROVIDER_TYPE=anthropic",
 		"COPILOT_PROVIDER_API_KEY=x", "COPILOT_MODEL=claude-sonnet-4.6", "COPILOT_AUTO_UPDATE=false")
-	out := runAgent(t, h, env, copilot, "-p", "run the probe", "--allow-all-tools", "--trust-folder", "--no-auto-update")
+	if r := h.must("agent", "list"); !strings.Contains(r.stdout, "trust it for future sessions") {
+		t.Errorf("agent list says nothing of Copilot's folder trust:\n%s", r.stdout)
+	}
+	writeFile(t, filepath.Join(h.home, ".copilot", "config.json"), `{"trusted_folders": [`+strconv.Quote(h.project)+`]}`)
+	if r := h.must("agent", "list"); strings.Contains(r.stdout, "trust it for future sessions") {
+		t.Errorf("agent list still names Copilot's gate once trusted:\n%s", r.stdout)
+	}
+	out := runAgent(t, h, env, copilot, "-p", "run the probe", "--allow-all-tools", "--no-auto-update")
 	sent := model.All()
 	for what, want := range map[string]string{
 		"the guard's deny of the shell call": "Denied by preToolUse hook: " + blockedReason,

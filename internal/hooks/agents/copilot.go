@@ -2,9 +2,15 @@ package agents
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/tailscale/hujson"
 )
 
 // Copilot is GitHub Copilot CLI (@github/copilot): a hook file of its own
@@ -198,4 +204,56 @@ func init() {
 	Copilot.partFiles = func(w *Wirer, site Site) []FileMembers {
 		return []FileMembers{{Path: copilotMCP.file(site)}, {Path: copilotLSP.file(site)}}
 	}
+	Copilot.gate = copilotGate
+}
+
+// copilotGate says when Copilot CLI will not read what quiver wrote in a
+// project: it loads a project's hooks, MCP and LSP servers only in a
+// folder the user trusts (measured with 1.0.102: `copilot -p` in an
+// untrusted project ran neither the hooks nor the servers, and said
+// nothing). Trust is the folder, or one above it, in trusted_folders of
+// Copilot's config.json; quiver never writes it (SPEC §16).
+func copilotGate(w *Wirer, site Site, entry *wiring.AgentRecord) string {
+	if site.Scope.Location != plugins.Local || entry == nil {
+		return ""
+	}
+	config := filepath.Join(w.Home, ".copilot", "config.json")
+	if copilotTrusts(config, site.Base) {
+		return ""
+	}
+	return fmt.Sprintf("GitHub Copilot CLI loads a project's hooks and servers only in a folder you trust: start copilot in %s and trust it for future sessions (or add it to trusted_folders in %s; --trust-folder trusts it for one run)", site.Base, config)
+}
+
+// copilotTrusts reports whether Copilot's config.json at path trusts dir:
+// one of its trusted_folders is dir or a folder above it.
+func copilotTrusts(path, dir string) bool {
+	data, err := safefs.ReadFile(path, safefs.MaxMeta)
+	if err != nil {
+		return false
+	}
+	std, err := hujson.Standardize(data)
+	if err != nil {
+		return false
+	}
+	var c struct {
+		TrustedFolders []string `json:"trusted_folders"`
+	}
+	if json.Unmarshal(std, &c) != nil {
+		return false
+	}
+	candidates := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		candidates = append(candidates, real)
+	}
+	for _, folder := range c.TrustedFolders {
+		if !filepath.IsAbs(folder) {
+			continue
+		}
+		for _, d := range candidates {
+			if plugins.InsideRoot(d, folder) {
+				return true
+			}
+		}
+	}
+	return false
 }

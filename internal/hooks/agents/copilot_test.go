@@ -2,6 +2,8 @@ package agents
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +91,36 @@ func TestCopilotSubagent(t *testing.T) {
 	}
 	if _, _, err := copilotSubagent(map[string]any{"name": "x"}, "", "x"); err == nil {
 		t.Error("a subagent without a description was written")
+	}
+}
+
+// TestCopilotTrusts: a project is trusted when it, or a folder above it,
+// is in trusted_folders (a sibling whose name starts alike is not); a
+// relative entry or a config that does not parse trusts nothing.
+func TestCopilotTrusts(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.json")
+	for _, c := range []struct {
+		config string
+		want   bool
+	}{
+		{`{"trusted_folders": ["/work/proj"]}`, true},
+		{`{"trusted_folders": ["/work"], // Copilot's own comment
+		}`, true},
+		{`{"trusted_folders": ["/work/pro"]}`, false},
+		{`{"trusted_folders": ["/work/proj/sub"]}`, false},
+		{`{"trusted_folders": ["work/proj"]}`, false},
+		{`{"trusted_folders": "/work/proj"}`, false},
+		{`not json`, false},
+	} {
+		if err := os.WriteFile(config, []byte(c.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := copilotTrusts(config, "/work/proj"); got != c.want {
+			t.Errorf("%s: trusted = %v, want %v", c.config, got, c.want)
+		}
+	}
+	if copilotTrusts(filepath.Join(dir, "missing.json"), "/work/proj") {
+		t.Error("no config.json trusts nothing")
 	}
 }
