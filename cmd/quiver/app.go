@@ -102,15 +102,13 @@ func (a *App) run(ctx context.Context, args []string) int {
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)
-	code := a.execute(ctx, root)
-	if code == exitUsage && formatFlagGiven(args) {
-		return exitFailure
-	}
-	return code
+	return a.execute(ctx, root, formatFlagGiven(args))
 }
 
 // execute runs the command tree and maps the outcome to an exit code.
-func (a *App) execute(ctx context.Context, root *cobra.Command) int {
+// For an agent (asAgent: --format given), to which exit 2 is an answer
+// (block, or wake the model), quiver's own usage errors exit 1.
+func (a *App) execute(ctx context.Context, root *cobra.Command, asAgent bool) int {
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
@@ -136,6 +134,9 @@ func (a *App) execute(ctx context.Context, root *cobra.Command) int {
 		}
 		if cmd != nil {
 			fmt.Fprintf(a.Stderr, "Usage: %s\nRun '%s --help' for more.\n", cmd.UseLine(), cmd.CommandPath())
+		}
+		if asAgent {
+			return exitFailure
 		}
 		return exitUsage
 	}

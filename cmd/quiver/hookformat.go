@@ -98,7 +98,7 @@ func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, c
 		return nil, err
 	}
 	*call = decoded // a later failure answers the event the input named
-	res, err := a.hooksEnv().RunDecoded(cmd.Context(), a.discoveryOptions(layout), call.Event, call.Payload, o.FailClosed, timeout)
+	res, err := a.hooksEnv().RunDecoded(cmd.Context(), a.discoveryOptions(layout), call.Event, call.Payload, o.FailClosed, timeout, o.asyncMode())
 	if err != nil {
 		return nil, err
 	}

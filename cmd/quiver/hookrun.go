@@ -33,6 +33,23 @@ type hookRunOptions struct {
 	// AllowRewrites lets a rewritten input run without asking.
 	Format        string
 	AllowRewrites bool
+	// AsyncElsewhere, AsyncOnly and AsyncRewake say who runs the event's
+	// background handlers (hooks.AsyncMode): the agent's own asynchronous
+	// entries, which run quiver with --async-only or --async-rewake.
+	AsyncElsewhere, AsyncOnly, AsyncRewake bool
+}
+
+// asyncMode is the hooks.AsyncMode the flags ask for.
+func (o hookRunOptions) asyncMode() hooks.AsyncMode {
+	switch {
+	case o.AsyncOnly:
+		return hooks.AsyncOnly
+	case o.AsyncRewake:
+		return hooks.RewakeOnly
+	case o.AsyncElsewhere:
+		return hooks.AsyncElsewhere
+	}
+	return hooks.AsyncWait
 }
 
 func (a *App) newHookRunCmd() *cobra.Command {
@@ -69,6 +86,10 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 	f.BoolVar(&o.ExitCode, "exit-code", false, "exit 3 when the event was blocked")
 	f.StringVar(&o.Format, "format", "", "read and answer in `AGENT`'s own hook format ("+strings.Join(agents.Names(), ", ")+"); EVENT may be the agent's name for it")
 	f.BoolVar(&o.AllowRewrites, "allow-rewrites", false, "with --format: a rewritten tool input runs without asking the user")
+	f.BoolVar(&o.AsyncElsewhere, "async-elsewhere", false, "with --format: skip async and asyncRewake handlers (the agent's own asynchronous entry runs them)")
+	f.BoolVar(&o.AsyncOnly, "async-only", false, "with --format: run only the event's async handlers, together, and wait for them")
+	f.BoolVar(&o.AsyncRewake, "async-rewake", false, "with --format: run only the event's asyncRewake handlers; exit 2 with what those that exited 2 said")
+	cmd.MarkFlagsMutuallyExclusive("async-elsewhere", "async-only", "async-rewake")
 	return cmd
 }
 
@@ -126,6 +147,9 @@ func (a *App) readEventInput(cmd *cobra.Command, event, payloadFile, timeoutFlag
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if o.Format != "" {
 		return a.runHookRunAs(cmd, o)
+	}
+	if o.asyncMode() != hooks.AsyncWait {
+		return usageErrorf(cmd, "--async-elsewhere, --async-only and --async-rewake are for an agent's entries, with --format")
 	}
 	failClosed := a.hooksEnv().FailClosed(o.FailClosed)
 	if failClosed && hooks.Blocking(o.Event) {

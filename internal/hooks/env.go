@@ -70,14 +70,17 @@ func (e Env) Runner(o discovery.Options) *Runner {
 // RunDecoded runs an event that a foreign door decoded from an agent's
 // own input: its payload is checked and completed as hook run's own
 // (ParsePayload), then run by the Runner over o with failClosed (or
-// QUIVER_FAIL_CLOSED=1).
-func (e Env) RunDecoded(ctx context.Context, o discovery.Options, event string, p Payload, failClosed bool, timeout time.Duration) (*Result, error) {
+// QUIVER_FAIL_CLOSED=1, which the background handlers' own run ignores:
+// they decide nothing), with the agent's handling of background handlers.
+func (e Env) RunDecoded(ctx context.Context, o discovery.Options, event string, p Payload, failClosed bool, timeout time.Duration, async AsyncMode) (*Result, error) {
 	data, _ := json.Marshal(p)
 	payload, err := ParsePayload(event, data, o.Layout.ProjectDir)
 	if err != nil {
 		return nil, err
 	}
-	return e.Runner(o).Run(ctx, event, payload, e.FailClosed(failClosed), timeout)
+	r := e.Runner(o)
+	r.Async = async
+	return r.Run(ctx, event, payload, e.FailClosed(failClosed) && async != AsyncOnly && async != RewakeOnly, timeout)
 }
 
 // ReadEvent is hook run's and hook test's input: it checks event, reads

@@ -26,6 +26,9 @@ type Runner struct {
 	// AuditLog, when set, is the file each hook execution is appended to
 	// (QUIVER_AUDIT_LOG).
 	AuditLog string
+	// Async says what a run does with background handlers: the caller's
+	// entry says it (hook run --format claude --async-only ...).
+	Async AsyncMode
 	// Warn hears what the person using the agent should know (untrusted
 	// hooks skipped, invalid ones that might handle the event, a broken
 	// audit log); the door prints it. nil: nothing is said.
@@ -111,7 +114,7 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 	if ex.Pool != nil {
 		ex.Pool.Retain(event, set)
 	}
-	t := &Trigger{Run: ex.Run, ProjectDir: ex.ProjectDir, FailClosed: failClosed}
+	t := &Trigger{Run: ex.Run, ProjectDir: ex.ProjectDir, FailClosed: failClosed, Async: r.Async}
 	if r.AuditLog != "" {
 		log, err := OpenAuditLog(r.AuditLog)
 		if err != nil {

@@ -33,9 +33,12 @@ type Result struct {
 	FollowUpMessages *[]json.RawMessage `json:"follow_up_messages,omitempty"`
 	// Context and Notices are always lists, except for turn_end, whose
 	// results are ignored.
-	Context *[]Text      `json:"context,omitempty"`
-	Notices *[]Text      `json:"notices,omitempty"`
-	Hooks   []HookReport `json:"hooks"`
+	Context *[]Text `json:"context,omitempty"`
+	Notices *[]Text `json:"notices,omitempty"`
+	// Rewake, only when the asyncRewake handlers ran (RewakeOnly), holds
+	// what each that exited 2 says to wake the model with.
+	Rewake []Text       `json:"rewake,omitempty"`
+	Hooks  []HookReport `json:"hooks"`
 }
 
 // Text is a piece of context or a notice, with the hook that wrote it.
@@ -89,6 +92,28 @@ func EmptyResult(event string) *Result {
 // RunFunc runs one hook; Executor.Run is the real one.
 type RunFunc func(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string) Outcome
 
+// AsyncMode says what a run does with an event's background handlers
+// (async and asyncRewake, SPEC §15).
+type AsyncMode int
+
+const (
+	// AsyncWait starts them at their place and waits for them before
+	// answering, their results ignored: for an agent that has no
+	// asynchronous hooks of its own.
+	AsyncWait AsyncMode = iota
+	// AsyncElsewhere runs none of them: the agent runs them through an
+	// asynchronous entry of its own (Claude's "async": true), which calls
+	// quiver with AsyncOnly or RewakeOnly.
+	AsyncElsewhere
+	// AsyncOnly runs only the event's async handlers, together, and waits
+	// for them: their context and notices combine in precedence order;
+	// they decide and change nothing.
+	AsyncOnly
+	// RewakeOnly runs only the asyncRewake handlers, together; what each
+	// that exits 2 says (after its rewakeMessage) is in Result.Rewake.
+	RewakeOnly
+)
+
 // Trigger runs the hook set of one event and combines the results.
 type Trigger struct {
 	Run RunFunc
@@ -101,6 +126,8 @@ type Trigger struct {
 	Home string
 	// OnOutcome, if set, hears about each hook that ran (the audit log).
 	OnOutcome func(event string, o Outcome, changed bool)
+	// Async says what to do with background handlers.
+	Async AsyncMode
 }
 
 // Fire runs hooks (already resolved and ordered by discovery) for event.
@@ -131,6 +158,10 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		t.fireAll(ctx, event, p, hooks, dir, res)
 		return res
 	}
+	if t.Async == AsyncOnly || t.Async == RewakeOnly {
+		t.fireBackground(ctx, event, p, hooks, dir, res)
+		return res
+	}
 	cur := p.clone()
 	var async []chan Outcome
 	defer func() {
@@ -146,6 +177,10 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		if !t.selects(h, cur) {
 			continue
 		}
+		background := h.Handler != nil && h.Handler.Background()
+		if background && t.Async == AsyncElsewhere {
+			continue
+		}
 		var o Outcome
 		if h.Status == discovery.Invalid {
 			o = invalidOutcome(h)
@@ -154,7 +189,7 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 			if err != nil {
 				data = []byte("{}")
 			}
-			if h.Handler != nil && h.Handler.Async {
+			if background {
 				ch := make(chan Outcome, 1)
 				async = append(async, ch)
 				go func() { ch <- t.Run(ctx, h, event, data, dir) }()
@@ -222,21 +257,7 @@ func (t *Trigger) apply(event string, o Outcome, cur Payload, res *Result) (chan
 	if r == nil || (o.Status != OK && o.Status != Asked && o.Status != Blocked) {
 		return false, ""
 	}
-	var notes []string
-	addText := func(list *[]Text, what, text string) {
-		if text == "" {
-			return
-		}
-		if len(text) > MaxText {
-			text = truncate(text, MaxText)
-			notes = append(notes, fmt.Sprintf("%s cut to %d bytes", what, MaxText))
-		}
-		*list = append(*list, Text{Hook: o.Hook.Name, Text: text})
-	}
-	if res.Context != nil {
-		addText(res.Context, "context", r.Context)
-		addText(res.Notices, "notice", r.Notice)
-	}
+	notes := t.addTexts(o, res)
 	if r.Ask && event != format.BeforeToolCall {
 		notes = append(notes, "ask applies to before_tool_call only")
 	}
@@ -261,8 +282,72 @@ func (t *Trigger) apply(event string, o Outcome, cur Payload, res *Result) (chan
 	return changed, strings.Join(notes, "; ")
 }
 
+// addTexts adds a hook's context and notice to the result, each cut to
+// MaxText, and returns notes saying what was cut.
+func (t *Trigger) addTexts(o Outcome, res *Result) []string {
+	var notes []string
+	addText := func(list *[]Text, what, text string) {
+		if text == "" {
+			return
+		}
+		if len(text) > MaxText {
+			text = truncate(text, MaxText)
+			notes = append(notes, fmt.Sprintf("%s cut to %d bytes", what, MaxText))
+		}
+		*list = append(*list, Text{Hook: o.Hook.Name, Text: text})
+	}
+	if res.Context != nil {
+		addText(res.Context, "context", o.Response.Context)
+		addText(res.Notices, "notice", o.Response.Notice)
+	}
+	return notes
+}
+
+// fireBackground runs the background handlers the mode asks for (async,
+// or asyncRewake), all at once, and combines what they say in hook
+// order: context and notices; for asyncRewake, the rewake text of each
+// that exited 2. They decide and change nothing.
+func (t *Trigger) fireBackground(ctx context.Context, event string, p Payload, hooks []discovery.Hook, dir string, res *Result) {
+	var run []discovery.Hook
+	for _, h := range hooks {
+		if h.Handler == nil || !t.selects(h, p) {
+			continue
+		}
+		if (t.Async == RewakeOnly && h.Handler.AsyncRewake) || (t.Async == AsyncOnly && h.Handler.Async && !h.Handler.AsyncRewake) {
+			run = append(run, h)
+		}
+	}
+	for _, o := range t.runAll(ctx, event, p, run, dir) {
+		var notes []string
+		if o.Response != nil && (o.Status == OK || o.Status == Asked || o.Status == Blocked) {
+			notes = t.addTexts(o, res)
+		}
+		if t.Async == RewakeOnly && o.ExitCode == 2 {
+			// As Claude reads an asyncRewake handler: exit 2 wakes the
+			// model with its stderr (else stdout) after its message.
+			said := strings.TrimSpace(string(o.Stderr))
+			if said == "" {
+				said = strings.TrimSpace(string(o.Stdout))
+			}
+			msg := strings.TrimSpace(o.Hook.Handler.RewakeMessage + " " + said)
+			res.Rewake = append(res.Rewake, Text{Hook: o.Hook.Name, Text: truncate(msg, MaxText)})
+		} else if o.Status == Blocked || o.Status == Asked {
+			notes = append(notes, "asynchronous: its decision does not apply")
+		}
+		t.report(res, event, o, false, strings.Join(notes, "; "))
+	}
+}
+
 // fireAll runs every hook at once (bounded), reporting in hook order.
 func (t *Trigger) fireAll(ctx context.Context, event string, p Payload, hooks []discovery.Hook, dir string, res *Result) {
+	for _, o := range t.runAll(ctx, event, p, hooks, dir) {
+		t.report(res, event, o, false, "")
+	}
+}
+
+// runAll runs hooks at once (bounded), returning their outcomes in hook
+// order.
+func (t *Trigger) runAll(ctx context.Context, event string, p Payload, hooks []discovery.Hook, dir string) []Outcome {
 	data, err := json.Marshal(p)
 	if err != nil {
 		data = []byte("{}")
@@ -284,9 +369,7 @@ func (t *Trigger) fireAll(ctx context.Context, event string, p Payload, hooks []
 		}()
 	}
 	wg.Wait()
-	for _, o := range outcomes {
-		t.report(res, event, o, false, "")
-	}
+	return outcomes
 }
 
 func (t *Trigger) report(res *Result, event string, o Outcome, changed bool, note string) {

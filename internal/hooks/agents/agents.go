@@ -102,6 +102,12 @@ type Agent struct {
 	// decode reads the agent's input for the native event; encode answers.
 	decode func(ev Event, input map[string]json.RawMessage) hooks.Payload
 	encode func(c Call, r *hooks.Result, o Options) Answer
+	// asyncEntry, for an agent that runs hooks in the background itself
+	// (Claude's "async" and "asyncRewake"), is the entry beside ev's
+	// ordinary one that runs ev's background handlers of one kind (field
+	// names it): quiver wires it only while some handler needs it, and
+	// the ordinary entry then leaves them to it (SPEC §15).
+	asyncEntry func(a *Agent, ev Event, command string, timeout time.Duration, field string) json.RawMessage
 	// command and subagent translate a Claude-format command or subagent
 	// into the agent's format (nil: it takes them as they are).
 	command, subagent translator
@@ -196,16 +202,25 @@ func (a *Agent) Writes(command string) bool {
 		for _, ev := range a.Events {
 			evs = append(evs, regexp.QuoteMeta(ev.Quiver))
 		}
-		a.writes = regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)? (?:` + strings.Join(evs, "|") + `)$`)
+		a.writes = regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)?(?: --async-(?:elsewhere|only|rewake))? (?:` + strings.Join(evs, "|") + `)$`)
 	})
 	return a.writes.MatchString(command)
 }
 
 // Command is the command line the agent runs for ev.
 func (a *Agent) Command(quiver string, ev Event, allowRewrites bool) string {
+	return a.commandWith(quiver, ev, allowRewrites, "")
+}
+
+// commandWith is Command with a flag of hook run's for background handlers
+// (--async-elsewhere, --async-only, --async-rewake; "" for none).
+func (a *Agent) commandWith(quiver string, ev Event, allowRewrites bool, async string) string {
 	cmd := shellQuote(quiver) + " " + a.Marker()
 	if allowRewrites {
 		cmd += " --allow-rewrites"
+	}
+	if async != "" {
+		cmd += " " + async
 	}
 	return cmd + " " + ev.Quiver
 }

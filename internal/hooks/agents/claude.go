@@ -41,6 +41,7 @@ var Claude = &Agent{
 	CommandsDir: ".claude/commands",
 	keys:        hooksArray,
 	entry:       matcherGroup,
+	asyncEntry:  claudeGroup,
 	decode:      claudeDecode,
 	encode:      claudeEncode,
 }
@@ -53,22 +54,29 @@ func hooksArray(ev Event) []string { return []string{"hooks", ev.Native} }
 // command handler. Events with a matcher get "*" (every tool, every
 // source); the others take none.
 func matcherGroup(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {
-	{
-		type handler struct {
-			Type    string `json:"type"`
-			Command string `json:"command"`
-			Timeout int64  `json:"timeout"`
-		}
-		type group struct {
-			Matcher string    `json:"matcher,omitempty"`
-			Hooks   []handler `json:"hooks"`
-		}
-		g := group{Hooks: []handler{{Type: "command", Command: command, Timeout: a.timeoutIn(timeout)}}}
-		if a.matches(ev) {
-			g.Matcher = "*"
-		}
-		return marshal(g)
+	return claudeGroup(a, ev, command, timeout, "")
+}
+
+// claudeGroup is matcherGroup, its handler marked async or asyncRewake
+// when field names one.
+func claudeGroup(a *Agent, ev Event, command string, timeout time.Duration, field string) json.RawMessage {
+	type handler struct {
+		Type        string `json:"type"`
+		Command     string `json:"command"`
+		Timeout     int64  `json:"timeout"`
+		Async       bool   `json:"async,omitempty"`
+		AsyncRewake bool   `json:"asyncRewake,omitempty"`
 	}
+	type group struct {
+		Matcher string    `json:"matcher,omitempty"`
+		Hooks   []handler `json:"hooks"`
+	}
+	h := handler{Type: "command", Command: command, Timeout: a.timeoutIn(timeout), Async: field == "async", AsyncRewake: field == "asyncRewake"}
+	g := group{Hooks: []handler{h}}
+	if a.matches(ev) {
+		g.Matcher = "*"
+	}
+	return marshal(g)
 }
 
 // matches reports events whose entries take a matcher.
@@ -117,6 +125,10 @@ type claudeOutput struct {
 }
 
 func claudeEncode(c Call, r *hooks.Result, o Options) Answer {
+	if len(r.Rewake) > 0 {
+		// An asyncRewake entry: exit 2 wakes the model with stderr.
+		return Answer{Stderr: texts(&r.Rewake), Exit: 2}
+	}
 	var out claudeOutput
 	out.SystemMessage = texts(r.Notices)
 	context := texts(r.Context)

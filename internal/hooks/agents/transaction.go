@@ -14,12 +14,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // The one transaction every adapter uses (SPEC §13, §16): merge quiver's
@@ -69,6 +71,35 @@ type Docs struct {
 	// Plugins are the enabled plugins of each scope, whose servers,
 	// subagents and commands reach the agents too (SPEC §16).
 	Plugins map[plugins.Location][]plugins.Plugin
+	// Background says, by Claude's event name, which kinds of background
+	// handler the installed and enabled hooks of every scope have
+	// (trusted or not: trust is checked when they run), for agents that
+	// run them through asynchronous entries of their own.
+	Background map[string]Background
+}
+
+// Background is what of one event's handlers runs in the background.
+type Background struct {
+	Async, Rewake bool
+	// Timeout is the largest of their timeouts.
+	Timeout time.Duration
+}
+
+// backgroundOf finds the background handlers among hooks.
+func backgroundOf(hooks []discovery.Hook) map[string]Background {
+	bg := map[string]Background{}
+	for _, h := range hooks {
+		hd := h.Handler
+		if hd == nil || !hd.Background() || h.Status == discovery.Disabled || h.Status == discovery.Invalid {
+			continue
+		}
+		b := bg[hd.Event]
+		b.Async = b.Async || (hd.Async && !hd.AsyncRewake)
+		b.Rewake = b.Rewake || hd.AsyncRewake
+		b.Timeout = max(b.Timeout, timeouts.OrDefault(hd.Timeout))
+		bg[hd.Event] = b
+	}
+	return bg
 }
 
 // ActiveDocs finds the skills and recipes once, however many agents are
@@ -90,6 +121,11 @@ func ActiveDocs(o discovery.Options) func() (Docs, error) {
 			}
 			d.Trusted = t.Trusted()
 		}
+		hs, err := discovery.Hooks(context.Background(), o)
+		if err != nil {
+			return d, err
+		}
+		d.Background = backgroundOf(hs.Hooks)
 		d.Plugins = map[plugins.Location][]plugins.Plugin{}
 		for _, s := range o.Layout.Scopes() {
 			ps, err := plugins.ListPlugins(s)
@@ -171,8 +207,15 @@ func CheckConfigPath(s Site) error {
 	return nil
 }
 
-// wiringConfig is what quiver keeps in the agent's file.
-func wiringConfig(ag *Agent, command string, allowRewrites bool) wiring.Config {
+// maxEntryTimeout is the longest an agent lets one entry run (Claude's
+// limit).
+const maxEntryTimeout = 600 * time.Second
+
+// wiringConfig is what quiver keeps in the agent's file: an entry per
+// event and, for an agent that runs background handlers itself, an
+// asynchronous entry beside it for each kind that bg says some handler
+// of that event has (nil bg: none).
+func wiringConfig(ag *Agent, command string, allowRewrites bool, bg map[string]Background) wiring.Config {
 	if ag.hookFile != nil {
 		return wiring.Config{} // the whole file is quiver's
 	}
@@ -180,9 +223,39 @@ func wiringConfig(ag *Agent, command string, allowRewrites bool) wiring.Config {
 		Comments: ag.Comments,
 		Ours:     func(el json.RawMessage) bool { return wiring.CommandsRun(el, ag.Writes) },
 	}
+	// kind recognises quiver's elements that run hook run with flag.
+	kind := func(flag string) func(json.RawMessage) bool {
+		return func(el json.RawMessage) bool {
+			return wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && strings.Contains(cmd, " "+flag+" ") })
+		}
+	}
+	ordinary := func(el json.RawMessage) bool {
+		return c.Ours(el) && !kind("--async-only")(el) && !kind("--async-rewake")(el)
+	}
 	for _, ev := range ag.Events {
-		keys, elem := ag.Entry(ev, ag.Command(command, ev, allowRewrites))
-		c.Entries = append(c.Entries, wiring.Entry{Keys: keys, Value: elem})
+		if ag.asyncEntry == nil {
+			keys, elem := ag.Entry(ev, ag.Command(command, ev, allowRewrites))
+			c.Entries = append(c.Entries, wiring.Entry{Keys: keys, Value: elem})
+			continue
+		}
+		b := bg[ev.Native]
+		flag := ""
+		if b.Async || b.Rewake {
+			flag = "--async-elsewhere"
+		}
+		keys, elem := ag.Entry(ev, ag.commandWith(command, ev, allowRewrites, flag))
+		c.Entries = append(c.Entries, wiring.Entry{Keys: keys, Value: elem, Ours: ordinary})
+		timeout := min(b.Timeout+time.Second, maxEntryTimeout)
+		for _, k := range []struct {
+			flag, field string
+			on          bool
+		}{{"--async-only", "async", b.Async}, {"--async-rewake", "asyncRewake", b.Rewake}} {
+			e := wiring.Entry{Keys: keys, Ours: kind(k.flag)}
+			if k.on {
+				e.Value = ag.asyncEntry(ag, ev, ag.commandWith(command, ev, allowRewrites, k.flag), timeout, k.field)
+			}
+			c.Entries = append(c.Entries, e)
+		}
 	}
 	for _, s := range ag.Settings {
 		c.Settings = append(c.Settings, wiring.Setting{Keys: s.Keys, Value: s.Value})
@@ -286,7 +359,11 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 	if ag.hookFile != nil {
 		ch, err = installHookFile(site, prev, data, existed, o)
 	} else {
-		ch, err = wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites), data, created)
+		var bg map[string]Background
+		if d, err := w.Docs(); err == nil {
+			bg = d.Background
+		}
+		ch, err = wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites, bg), data, created)
 	}
 	if err != nil {
 		return Installed{}, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
@@ -389,7 +466,7 @@ func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
 		var ch wiring.Change
 		if ag.hookFile != nil {
 			ch = w.uninstallHookFile(site, prev, data)
-		} else if ch, err = wiring.Uninstall(wiringConfig(ag, "quiver", false), data, created, createdFile); err != nil {
+		} else if ch, err = wiring.Uninstall(wiringConfig(ag, "quiver", false, nil), data, created, createdFile); err != nil {
 			return false, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
 		}
 		switch {
@@ -618,11 +695,14 @@ func (w *Wirer) Sync(ctx context.Context) error {
 				continue
 			}
 			entry := rec.Agents[name]
-			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed)
+			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created)
+			if err := w.syncEntries(site, entry); err != nil {
+				errs = append(errs, err)
+			}
 			if _, err := w.syncItems(site, rec); err != nil {
 				errs = append(errs, err)
 			}
-			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed) != before
+			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created) != before
 			unlock()
 		}
 		if changed {
@@ -632,6 +712,37 @@ func (w *Wirer) Sync(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// syncEntries re-writes the agent's hook entries for what is installed
+// now: which events need an asynchronous entry beside the ordinary one
+// changes as plugins come and go (SPEC §15). Other agents' entries do
+// not depend on the plugins, and stay as agent install wrote them.
+func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
+	ag := site.Agent
+	if ag.asyncEntry == nil || ag.hookFile != nil {
+		return nil
+	}
+	d, err := w.Docs()
+	if err != nil {
+		return err
+	}
+	data, existed, err := ReadConfig(site.Config)
+	if err != nil || !existed {
+		return err
+	}
+	ch, err := wiring.Install(wiringConfig(ag, cmp.Or(entry.Command, "quiver"), entry.AllowRewrites, d.Background), data, entry.Created)
+	if err != nil {
+		return fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
+	}
+	entry.Created = ch.Created
+	if !ch.Changed {
+		return nil
+	}
+	if err := writeOthers(site.Config, ch.Data); err != nil {
+		return fmt.Errorf("write %s: %w", site.Config, err)
+	}
+	return nil
 }
 
 // Row is one agent in one scope, as agent list shows it.
@@ -691,7 +802,7 @@ func WiredIn(ag *Agent, data []byte) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	c := wiringConfig(ag, "quiver", false)
+	c := wiringConfig(ag, "quiver", false, nil)
 	for _, e := range c.Entries {
 		elems, err := d.Array(e.Keys...)
 		if err != nil {
@@ -718,9 +829,15 @@ func Foreign(ag *Agent, data []byte) int {
 	if err != nil {
 		return 0
 	}
-	c := wiringConfig(ag, "quiver", false)
+	c := wiringConfig(ag, "quiver", false, nil)
 	n := 0
+	seen := map[string]bool{}
 	for _, e := range c.Entries {
+		k := strings.Join(e.Keys, "\x00")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
 		elems, _ := d.Array(e.Keys...)
 		for _, el := range elems {
 			if !c.Ours(el) {

@@ -39,8 +39,11 @@ type Handler struct {
 	// bounded by timeouts.DecodeSeconds (from 1 ms to 1 h); 0 when
 	// absent or when it is the Problem.
 	Timeout time.Duration
-	// Async handlers run but their result is ignored.
-	Async bool
+	// Async handlers never delay the event; their context and notices
+	// reach the agent later. AsyncRewake ones too, and when one exits 2
+	// its stderr, after RewakeMessage, wakes the model (SPEC §15).
+	Async, AsyncRewake bool
+	RewakeMessage      string
 	// Problem says why quiver cannot run the handler ("" when it can):
 	// an event without a quiver equivalent, a type other than command,
 	// a matcher that does not compile, a condition quiver cannot
@@ -135,6 +138,8 @@ func parseHandler(raw json.RawMessage) (Handler, error) {
 		Shell   *json.RawMessage `json:"shell"`
 		Timeout *json.RawMessage `json:"timeout"`
 		Async   *json.RawMessage `json:"async"`
+		Rewake  *json.RawMessage `json:"asyncRewake"`
+		Message *json.RawMessage `json:"rewakeMessage"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return Handler{}, fmt.Errorf("not an object: %v", err)
@@ -145,7 +150,7 @@ func parseHandler(raw json.RawMessage) (Handler, error) {
 		name string
 		raw  *json.RawMessage
 		dst  *string
-	}{{"type", f.Type, &h.Type}, {"command", f.Command, &h.Command}, {"if", f.If, &h.If}, {"shell", f.Shell, &h.Shell}} {
+	}{{"type", f.Type, &h.Type}, {"command", f.Command, &h.Command}, {"if", f.If, &h.If}, {"shell", f.Shell, &h.Shell}, {"rewakeMessage", f.Message, &h.RewakeMessage}} {
 		if *s.dst, err = stringField(s.raw); err != nil {
 			return h, fmt.Errorf("%s: %v", s.name, err)
 		}
@@ -158,13 +163,23 @@ func parseHandler(raw json.RawMessage) (Handler, error) {
 			h.Problem = "timeout " + err.Error()
 		}
 	}
-	if f.Async != nil && string(*f.Async) != "null" {
-		if err := json.Unmarshal(*f.Async, &h.Async); err != nil {
-			return h, fmt.Errorf("async must be true or false, not %s", *f.Async)
+	for _, b := range []struct {
+		name string
+		raw  *json.RawMessage
+		dst  *bool
+	}{{"async", f.Async, &h.Async}, {"asyncRewake", f.Rewake, &h.AsyncRewake}} {
+		if b.raw != nil && string(*b.raw) != "null" {
+			if err := json.Unmarshal(*b.raw, b.dst); err != nil {
+				return h, fmt.Errorf("%s must be true or false, not %s", b.name, safefs.Excerpt(*b.raw, 40))
+			}
 		}
 	}
 	return h, nil
 }
+
+// Background reports a handler that never delays its event: async or
+// asyncRewake.
+func (h Handler) Background() bool { return h.Async || h.AsyncRewake }
 
 // problem says why quiver cannot run h, or "".
 func problem(h Handler) string {

@@ -23,8 +23,13 @@ type Entry struct {
 	// Keys lead from the top of the file to the array (["hooks",
 	// "PreToolUse"]).
 	Keys []string
-	// Value is the element, as JSON.
+	// Value is the element, as JSON; nil removes the entry's elements
+	// (an asynchronous entry no handler needs any more).
 	Value json.RawMessage
+	// Ours, when set, recognises this entry's own elements among
+	// quiver's, for an array that holds several of them (Claude's
+	// ordinary and asynchronous entries of one event); else Config.Ours.
+	Ours func(elem json.RawMessage) bool
 }
 
 // Setting is a key quiver sets when it is absent (a format version, a
@@ -79,6 +84,18 @@ func Install(c Config, data []byte, created []string) (Change, error) {
 		}
 	}
 	for _, e := range c.Entries {
+		ours := c.Ours
+		if e.Ours != nil {
+			ours = e.Ours
+		}
+		if e.Value == nil {
+			if d.Get(e.Keys...) != nil {
+				if _, err := d.Remove(e.Keys, func(_ int, el json.RawMessage) bool { return ours(el) }); err != nil {
+					return Change{}, err
+				}
+			}
+			continue
+		}
 		elems, err := d.Array(e.Keys...)
 		if err != nil {
 			return Change{}, err
@@ -86,7 +103,7 @@ func Install(c Config, data []byte, created []string) (Change, error) {
 		first := -1
 		var dup []int
 		for i, el := range elems {
-			if c.Ours(el) {
+			if ours(el) {
 				if first < 0 {
 					first = i
 				} else {
