@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -427,5 +428,75 @@ func TestAuditLog(t *testing.T) {
 	}
 	if _, err := time.Parse(time.RFC3339Nano, a["time"].(string)); err != nil {
 		t.Errorf("time: %v", err)
+	}
+}
+
+// TestBackgroundHandlers: what each AsyncMode runs of an event's
+// background handlers, and how what they say combines (SPEC §15).
+func TestBackgroundHandlers(t *testing.T) {
+	bg := func(name string, hd format.Handler) discovery.Hook {
+		return discovery.Hook{Name: name, Status: discovery.Active, Handler: &hd}
+	}
+	set := []discovery.Hook{
+		{Name: "plain", Status: discovery.Active},
+		bg("a1", format.Handler{Async: true}),
+		bg("r1", format.Handler{AsyncRewake: true, RewakeMessage: "Review:"}),
+		bg("a2", format.Handler{Async: true}),
+		bg("r2", format.Handler{AsyncRewake: true}),
+	}
+	answers := map[string]Outcome{
+		"plain": ok(`{"context": "from plain"}`),
+		"a1":    ok(`{"context": "from a1", "blocked": true, "reason": "no"}`),
+		"a2":    ok(`{"notice": "from a2"}`),
+		"r1":    {Status: Failed, ExitCode: 2, Stderr: []byte("found a secret\n")},
+		"r2":    {Status: OK, ExitCode: 0, Stderr: []byte("nothing to say")},
+	}
+	for _, c := range []struct {
+		mode            AsyncMode
+		ran             string
+		context, rewake string
+	}{
+		{AsyncWait, "a1 a2 plain r1 r2", "from plain", ""},
+		{AsyncElsewhere, "plain", "from plain", ""},
+		{AsyncOnly, "a1 a2", "from a1", ""},
+		{RewakeOnly, "r1 r2", "", "Review: found a secret"},
+	} {
+		var mu sync.Mutex
+		var ran []string
+		run := func(_ context.Context, h discovery.Hook, _ string, _ []byte, _ string) Outcome {
+			mu.Lock()
+			defer mu.Unlock()
+			ran = append(ran, h.Name)
+			o := answers[h.Name]
+			o.Hook = h
+			return o
+		}
+		tr := &Trigger{Run: run, Async: c.mode}
+		res := tr.Fire(t.Context(), format.SessionStart, Payload{}, set)
+		slices.Sort(ran)
+		if got := strings.Join(ran, " "); got != c.ran {
+			t.Errorf("mode %d ran %q, want %q", c.mode, got, c.ran)
+		}
+		var ctx []string
+		for _, x := range *res.Context {
+			ctx = append(ctx, x.Text)
+		}
+		if got := strings.Join(ctx, "|"); got != c.context {
+			t.Errorf("mode %d: context %q, want %q", c.mode, got, c.context)
+		}
+		var wake []string
+		for _, x := range res.Rewake {
+			wake = append(wake, x.Hook+": "+x.Text)
+		}
+		want := ""
+		if c.rewake != "" {
+			want = "r1: " + c.rewake
+		}
+		if got := strings.Join(wake, "|"); got != want {
+			t.Errorf("mode %d: rewake %q, want %q", c.mode, got, want)
+		}
+		if c.mode == AsyncOnly && (res.Blocked || res.Decision == Block) {
+			t.Errorf("an async handler decided: %+v", res)
+		}
 	}
 }

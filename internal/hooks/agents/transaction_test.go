@@ -2,13 +2,18 @@ package agents
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -194,5 +199,70 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// TestClaudeAsyncEntries: Claude's configuration gets an asynchronous
+// entry beside an event's ordinary one while a background handler needs
+// it, the ordinary entry then leaving background handlers to it; once
+// none does, both are as before and the user's own entry is untouched.
+func TestClaudeAsyncEntries(t *testing.T) {
+	user := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "mine"}]}]}}`
+	bg := map[string]Background{"SessionStart": {Async: true, Timeout: 20 * time.Second}, "Stop": {Rewake: true, Timeout: 30 * time.Second}}
+	ch, err := wiring.Install(wiringConfig(Claude, "quiver", false, bg), []byte(user), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := func(data []byte, event string) []string {
+		var doc struct {
+			Hooks map[string][]struct {
+				Hooks []map[string]any `json:"hooks"`
+			} `json:"hooks"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, g := range doc.Hooks[event] {
+			for _, h := range g.Hooks {
+				s := fmt.Sprint(h["command"], " ", h["timeout"])
+				if h["async"] == true {
+					s += " async"
+				}
+				if h["asyncRewake"] == true {
+					s += " asyncRewake"
+				}
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	for event, want := range map[string]string{
+		"SessionStart": "mine <nil>|quiver hook run --format claude --async-elsewhere session_start 600|quiver hook run --format claude --async-only session_start 21 async",
+		"Stop":         "quiver hook run --format claude --async-elsewhere agent_stop 600|quiver hook run --format claude --async-rewake agent_stop 31 asyncRewake",
+		"SubagentStop": "quiver hook run --format claude agent_stop 600",
+	} {
+		if got := strings.Join(commands(ch.Data, event), "|"); got != want {
+			t.Errorf("%s with background handlers:\n got %s\nwant %s", event, got, want)
+		}
+	}
+	again, err := wiring.Install(wiringConfig(Claude, "quiver", false, bg), ch.Data, ch.Created)
+	if err != nil || again.Changed {
+		t.Errorf("installing the same again changed the file (%v)", err)
+	}
+	none, err := wiring.Install(wiringConfig(Claude, "quiver", false, nil), ch.Data, ch.Created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(commands(none.Data, "SessionStart"), "|"); got != "mine <nil>|quiver hook run --format claude session_start 600" {
+		t.Errorf("without background handlers: %s", got)
+	}
+	for _, cmd := range []string{"quiver hook run --format claude --async-only session_start", "'/opt/q' hook run --format claude --allow-rewrites --async-rewake agent_stop"} {
+		if !Claude.Writes(cmd) {
+			t.Errorf("quiver does not know its own %q", cmd)
+		}
+	}
+	if Claude.Writes("quiver hook run --format claude --async-only --allow-rewrites session_start") {
+		t.Error("flags out of quiver's order are the user's command")
 	}
 }
