@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -160,6 +159,10 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 	}
 	if t.Async == AsyncOnly || t.Async == RewakeOnly {
 		t.fireBackground(ctx, event, p, hooks, dir, res)
+		return res
+	}
+	if together(event) {
+		t.fireTogether(ctx, event, p, hooks, dir, res)
 		return res
 	}
 	cur := p.clone()
@@ -338,12 +341,55 @@ func (t *Trigger) fireBackground(ctx context.Context, event string, p Payload, h
 	}
 }
 
+// together reports the events whose hooks cannot change what a later
+// one sees or stop it from running: their hooks start together and their
+// results combine in precedence order, so such an event takes as long as
+// its slowest hook, not the sum (SPEC §15).
+func together(event string) bool {
+	return event == format.SessionStart || event == format.AgentStop
+}
+
+// fireTogether runs an event's selected hooks at once and combines their
+// results in hook order, as Fire would have in sequence: every hook's
+// context, notices and follow-ups, in precedence order, whatever order
+// they finish in. Background handlers run beside them, their results
+// ignored (AsyncWait), or not at all (AsyncElsewhere).
+func (t *Trigger) fireTogether(ctx context.Context, event string, p Payload, hooks []discovery.Hook, dir string, res *Result) {
+	var run []discovery.Hook
+	for _, h := range hooks {
+		if !t.selects(h, p) {
+			continue
+		}
+		if h.Handler != nil && h.Handler.Background() && t.Async == AsyncElsewhere {
+			continue
+		}
+		run = append(run, h)
+	}
+	cur := p.clone()
+	var background []Outcome
+	for _, o := range t.runAll(ctx, event, p, run, dir) {
+		if o.Hook.Handler != nil && o.Hook.Handler.Background() {
+			background = append(background, o)
+			continue
+		}
+		changed, note := t.apply(event, o, cur, res)
+		t.report(res, event, o, changed, note)
+	}
+	for _, o := range background {
+		t.report(res, event, o, false, "async: result ignored")
+	}
+}
+
 // fireAll runs every hook at once (bounded), reporting in hook order.
 func (t *Trigger) fireAll(ctx context.Context, event string, p Payload, hooks []discovery.Hook, dir string, res *Result) {
 	for _, o := range t.runAll(ctx, event, p, hooks, dir) {
 		t.report(res, event, o, false, "")
 	}
 }
+
+// maxTogether bounds the hooks that run at once: most wait on something
+// (a network, a disk), so more than the processors, as Claude starts all.
+const maxTogether = 16
 
 // runAll runs hooks at once (bounded), returning their outcomes in hook
 // order.
@@ -353,7 +399,7 @@ func (t *Trigger) runAll(ctx context.Context, event string, p Payload, hooks []d
 		data = []byte("{}")
 	}
 	outcomes := make([]Outcome, len(hooks))
-	sem := make(chan struct{}, max(4, runtime.NumCPU()))
+	sem := make(chan struct{}, maxTogether)
 	var wg sync.WaitGroup
 	for i, h := range hooks {
 		if h.Status == discovery.Invalid {

@@ -19,6 +19,7 @@ import (
 // scripted is a RunFunc whose hooks answer from a table and record the
 // payload each one received.
 type scripted struct {
+	mu      sync.Mutex // hooks of some events run at once
 	answers map[string]Outcome
 	seen    map[string]map[string]json.RawMessage
 	order   []string
@@ -27,6 +28,8 @@ type scripted struct {
 func (s *scripted) run(_ context.Context, h discovery.Hook, _ string, payload []byte, _ string) Outcome {
 	var p map[string]json.RawMessage
 	json.Unmarshal(payload, &p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.seen[h.Name] = p
 	s.order = append(s.order, h.Name)
 	o := s.answers[h.Name]
@@ -245,7 +248,12 @@ func TestCombination(t *testing.T) {
 			if !slices.Equal(statuses, tt.statuses) {
 				t.Errorf("statuses %v, want %v", statuses, tt.statuses)
 			}
-			if tt.event != format.TurnEnd && !slices.Equal(s.order, tt.ran) {
+			ran := s.order
+			if tt.event == format.TurnEnd || together(tt.event) {
+				// They start together: which runs first is the scheduler's.
+				ran = slices.Sorted(slices.Values(ran))
+			}
+			if tt.event != format.TurnEnd && !slices.Equal(ran, tt.ran) {
 				t.Errorf("ran %v, want %v", s.order, tt.ran)
 			}
 		})
@@ -497,6 +505,56 @@ func TestBackgroundHandlers(t *testing.T) {
 		}
 		if c.mode == AsyncOnly && (res.Blocked || res.Decision == Block) {
 			t.Errorf("an async handler decided: %+v", res)
+		}
+	}
+}
+
+// TestTogetherEventsRunAtOnce: the hooks of session_start and agent_stop
+// start together (each of these waits until every other has started,
+// which in sequence never happens), and their results combine in
+// precedence order, not in the order they finish.
+func TestTogetherEventsRunAtOnce(t *testing.T) {
+	for _, event := range []string{format.SessionStart, format.AgentStop} {
+		names := []string{"a", "b", "c"}
+		var started sync.WaitGroup
+		started.Add(len(names))
+		allStarted := make(chan struct{})
+		go func() { started.Wait(); close(allStarted) }()
+		finish := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{}), "c": make(chan struct{})}
+		run := func(ctx context.Context, h discovery.Hook, _ string, _ []byte, _ string) Outcome {
+			started.Done()
+			select {
+			case <-allStarted:
+			case <-time.After(time.Minute): // a failure detector only: in sequence this never ends
+				return Outcome{Hook: h, Status: Failed, Error: "ran alone"}
+			}
+			if h.Name != "c" { // c finishes first, a last
+				<-finish[h.Name]
+			}
+			if h.Name == "c" {
+				close(finish["b"])
+			} else if h.Name == "b" {
+				close(finish["a"])
+			}
+			o := ok(`{"context": "from ` + h.Name + `", "follow_up_messages": ["` + h.Name + `"]}`)
+			o.Hook = h
+			return o
+		}
+		res := (&Trigger{Run: run}).Fire(t.Context(), event, Payload{}, hookSet(names...))
+		var got []string
+		for _, c := range *res.Context {
+			got = append(got, c.Text)
+		}
+		if strings.Join(got, ",") != "from a,from b,from c" {
+			t.Errorf("%s: context %v, want precedence order", event, got)
+		}
+		for _, h := range res.Hooks {
+			if h.Status != OK {
+				t.Errorf("%s: %s %s %s", event, h.Name, h.Status, h.Error)
+			}
+		}
+		if event == format.AgentStop && len(*res.FollowUpMessages) != 3 {
+			t.Errorf("agent_stop: follow-ups %s", *res.FollowUpMessages)
 		}
 	}
 }
