@@ -42,7 +42,7 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		return &usageError{err: err, cmd: cmd}
 	}
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
-	failClosed := a.hooksEnv().FailClosed(o.FailClosed) && hooks.Blocking(call.Event)
+	failClosed := a.hooksEnv().FailClosed(o.FailClosed) && hooks.Blocking(call.Event) && !o.asyncMode().Only()
 	opts := agents.Options{AllowRewrites: o.AllowRewrites}
 	failedClosed := func(why string) *hooks.Result { return hooks.EmptyResult(call.Event).FailClosed(why) }
 	if failClosed {
@@ -120,7 +120,11 @@ func (a *App) printAnswer(ans agents.Answer) bool {
 		a.Stdout.Write(append(ans.Stdout, '\n'))
 	}
 	if ans.Stderr != "" {
-		fmt.Fprintln(a.Stderr, visible(ans.Stderr))
+		// Line by line: a rewake message of several lines reaches the
+		// model as lines, each made visible.
+		for _, line := range strings.Split(ans.Stderr, "\n") {
+			fmt.Fprintln(a.Stderr, visible(line))
+		}
 	}
 	return true
 }

@@ -80,7 +80,12 @@ func (e Env) RunDecoded(ctx context.Context, o discovery.Options, event string, 
 	}
 	r := e.Runner(o)
 	r.Async = async
-	return r.Run(ctx, event, payload, e.FailClosed(failClosed) && async != AsyncOnly && async != RewakeOnly, timeout)
+	if async.Only() {
+		// What such a run prints on stderr can reach the agent's model
+		// (an asyncRewake's exit 2): only the handlers' own words do.
+		r.Warn = nil
+	}
+	return r.Run(ctx, event, payload, e.FailClosed(failClosed) && !async.Only(), timeout)
 }
 
 // ReadEvent is hook run's and hook test's input: it checks event, reads

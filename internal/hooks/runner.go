@@ -95,9 +95,13 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 		r.warn("quiver: skipped %d untrusted project hook(s); review them with 'quiver hook list --all', then run 'quiver trust'", n)
 	}
 	set := eh.Hooks
-	var invalid []string
+	var invalid, background []string
 	for _, h := range set {
-		if h.Status == discovery.Invalid {
+		switch {
+		case h.Status != discovery.Invalid:
+		case h.Handler != nil && h.Handler.Background():
+			background = append(background, h.Name+" ("+h.Reason+")")
+		default:
 			invalid = append(invalid, h.Name+" ("+h.Reason+")")
 		}
 	}
@@ -108,6 +112,10 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 		}
 		r.warn("quiver: %d invalid hook(s) might handle %s, and %s: %s; see quiver doctor",
 			len(invalid), event, effect, strings.Join(invalid, "; "))
+	}
+	if len(background) > 0 {
+		r.warn("quiver: %d invalid asynchronous hook(s) might handle %s, and did not run (they block nothing): %s; see quiver doctor",
+			len(background), event, strings.Join(background, "; "))
 	}
 	ex := r.Executor
 	ex.Timeout = timeout

@@ -113,6 +113,10 @@ const (
 	RewakeOnly
 )
 
+// Only reports the modes that run nothing but background handlers, which
+// decide nothing: fail-closed does not apply to them.
+func (m AsyncMode) Only() bool { return m == AsyncOnly || m == RewakeOnly }
+
 // Trigger runs the hook set of one event and combines the results.
 type Trigger struct {
 	Run RunFunc
@@ -157,7 +161,7 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		t.fireAll(ctx, event, p, hooks, dir, res)
 		return res
 	}
-	if t.Async == AsyncOnly || t.Async == RewakeOnly {
+	if t.Async.Only() {
 		t.fireBackground(ctx, event, p, hooks, dir, res)
 		return res
 	}
@@ -185,6 +189,12 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 			continue
 		}
 		var o Outcome
+		if h.Status == discovery.Invalid && background {
+			// A background handler decides nothing, so one that cannot
+			// run blocks nothing either, fail-closed or not.
+			t.report(res, event, invalidOutcome(h), false, "asynchronous: blocks nothing")
+			continue
+		}
 		if h.Status == discovery.Invalid {
 			o = invalidOutcome(h)
 		} else {

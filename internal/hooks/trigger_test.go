@@ -558,3 +558,20 @@ func TestTogetherEventsRunAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidBackgroundHandlerBlocksNothing: under fail-closed an invalid
+// hook blocks a blocking event, but an invalid background handler, which
+// could never have decided, does not, whichever door runs it.
+func TestInvalidBackgroundHandlerBlocksNothing(t *testing.T) {
+	hd := format.Handler{Async: true}
+	set := []discovery.Hook{{Name: "bad-async", Status: discovery.Invalid, Reason: "matcher ( does not compile", Handler: &hd}}
+	for _, mode := range []AsyncMode{AsyncWait, AsyncElsewhere} {
+		tr := &Trigger{Run: func(context.Context, discovery.Hook, string, []byte, string) Outcome {
+			t.Fatal("an invalid hook ran")
+			return Outcome{}
+		}, FailClosed: true, Async: mode}
+		if res := tr.Fire(t.Context(), format.BeforeToolCall, Payload{}, set); res.Blocked {
+			t.Errorf("mode %d: an invalid async handler blocked: %s", mode, res.Reason)
+		}
+	}
+}

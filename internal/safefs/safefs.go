@@ -111,6 +111,22 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return ReadAll(f, path, limit)
 }
 
+// ReadFileNoFollow is ReadFile for a file that must not be a link, even
+// one swapped in after the caller checked: the last element is opened
+// with O_NOFOLLOW (another program's configuration, which a repository
+// could race to point at a credentials file).
+func ReadFileNoFollow(path string, limit int64) ([]byte, error) {
+	f, err := openRegular(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link; quiver does not read or write through links", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	return ReadAll(f, path, limit)
+}
+
 // ReadAll reads r to the end, failing (not truncating) when it holds more
 // than limit bytes; name is only used in the error.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {

@@ -122,3 +122,24 @@ func TestName(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFileNoFollow: a link is refused even to a regular file, so a
+// link swapped in after a caller's check cannot make quiver read (and
+// then copy) what it points to.
+func TestReadFileNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"auths": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "settings.json")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFileNoFollow(link, 1<<20); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("read through a link: %q, %v", data, err)
+	}
+	if data, err := ReadFileNoFollow(secret, 1<<20); err != nil || string(data) != `{"auths": {}}` {
+		t.Errorf("a regular file: %q, %v", data, err)
+	}
+}

@@ -216,7 +216,7 @@ func codexGate(w *Wirer, site Site, entry *wiring.AgentRecord) string {
 // project: the project folder itself or, for a linked git worktree, its
 // main repository (Codex accepts either; measured with codex 0.169).
 func codexTrusts(path, project string) bool {
-	data, ok, err := ReadConfig(path)
+	data, ok, err := readOwn(path)
 	if err != nil || !ok {
 		return false
 	}

@@ -71,11 +71,31 @@ type Docs struct {
 	// Plugins are the enabled plugins of each scope, whose servers,
 	// subagents and commands reach the agents too (SPEC §16).
 	Plugins map[plugins.Location][]plugins.Plugin
-	// Background says, by Claude's event name, which kinds of background
-	// handler the installed and enabled hooks of every scope have
-	// (trusted or not: trust is checked when they run), for agents that
-	// run them through asynchronous entries of their own.
-	Background map[string]Background
+	// Background says, by scope and Claude's event name, which kinds of
+	// background handler the installed and enabled hooks have (trusted or
+	// not: trust is checked when they run), for agents that run them
+	// through asynchronous entries of their own.
+	Background map[plugins.Location]map[string]Background
+}
+
+// backgroundFor is what of Background an agent's configuration in scope
+// l answers for: a project's, the project's hooks and the user's; the
+// user's own, which serves every project, the user's hooks only (a
+// project's background handlers then run from its ordinary entry, waited
+// for, unless the project's configuration is wired too).
+func (d Docs) backgroundFor(l plugins.Location) map[string]Background {
+	out := map[string]Background{}
+	for loc, bg := range d.Background {
+		if l == plugins.Global && loc != plugins.Global {
+			continue
+		}
+		for ev, b := range bg {
+			o := out[ev]
+			o.Async, o.Rewake, o.Timeout = o.Async || b.Async, o.Rewake || b.Rewake, max(o.Timeout, b.Timeout)
+			out[ev] = o
+		}
+	}
+	return out
 }
 
 // Background is what of one event's handlers runs in the background.
@@ -85,21 +105,24 @@ type Background struct {
 	Timeout time.Duration
 }
 
-// backgroundOf finds the background handlers among hooks.
-func backgroundOf(hooks []discovery.Hook) map[string]Background {
-	bg := map[string]Background{}
+// backgroundOf finds the background handlers among hooks, by scope.
+func backgroundOf(hooks []discovery.Hook) map[plugins.Location]map[string]Background {
+	all := map[plugins.Location]map[string]Background{}
 	for _, h := range hooks {
 		hd := h.Handler
 		if hd == nil || !hd.Background() || h.Status == discovery.Disabled || h.Status == discovery.Invalid {
 			continue
 		}
-		b := bg[hd.Event]
+		if all[h.Location] == nil {
+			all[h.Location] = map[string]Background{}
+		}
+		b := all[h.Location][hd.Event]
 		b.Async = b.Async || (hd.Async && !hd.AsyncRewake)
 		b.Rewake = b.Rewake || hd.AsyncRewake
 		b.Timeout = max(b.Timeout, timeouts.OrDefault(hd.Timeout))
-		bg[hd.Event] = b
+		all[h.Location][hd.Event] = b
 	}
-	return bg
+	return all
 }
 
 // ActiveDocs finds the skills and recipes once, however many agents are
@@ -207,6 +230,25 @@ func CheckConfigPath(s Site) error {
 	return nil
 }
 
+// backgroundCommand reports one of quiver's commands that runs only an
+// event's background handlers: never the entry that answers the event.
+func backgroundCommand(cmd string) bool {
+	return strings.Contains(cmd, " --async-only ") || strings.Contains(cmd, " --async-rewake ")
+}
+
+// asyncShaped reports an element shaped as quiver writes an asynchronous
+// entry: a matcher of "*" or none, and one command handler marked field.
+func asyncShaped(el json.RawMessage, field string) bool {
+	var g struct {
+		Matcher *string                      `json:"matcher"`
+		Hooks   []map[string]json.RawMessage `json:"hooks"`
+	}
+	if json.Unmarshal(el, &g) != nil || len(g.Hooks) != 1 || (g.Matcher != nil && *g.Matcher != "*") {
+		return false
+	}
+	return string(g.Hooks[0][field]) == "true" && string(g.Hooks[0]["type"]) == `"command"`
+}
+
 // maxEntryTimeout is the longest an agent lets one entry run (Claude's
 // limit).
 const maxEntryTimeout = 600 * time.Second
@@ -223,14 +265,17 @@ func wiringConfig(ag *Agent, command string, allowRewrites bool, bg map[string]B
 		Comments: ag.Comments,
 		Ours:     func(el json.RawMessage) bool { return wiring.CommandsRun(el, ag.Writes) },
 	}
-	// kind recognises quiver's elements that run hook run with flag.
-	kind := func(flag string) func(json.RawMessage) bool {
+	// kind recognises the asynchronous entries quiver writes: one handler
+	// marked field, running hook run with flag. A repository's or the
+	// user's own entry that runs the same command some other way (another
+	// matcher, not marked) is not one, and is never removed as one.
+	kind := func(flag, field string) func(json.RawMessage) bool {
 		return func(el json.RawMessage) bool {
-			return wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && strings.Contains(cmd, " "+flag+" ") })
+			return asyncShaped(el, field) && wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && strings.Contains(cmd, " "+flag+" ") })
 		}
 	}
 	ordinary := func(el json.RawMessage) bool {
-		return c.Ours(el) && !kind("--async-only")(el) && !kind("--async-rewake")(el)
+		return wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && !backgroundCommand(cmd) })
 	}
 	for _, ev := range ag.Events {
 		if ag.asyncEntry == nil {
@@ -250,7 +295,7 @@ func wiringConfig(ag *Agent, command string, allowRewrites bool, bg map[string]B
 			flag, field string
 			on          bool
 		}{{"--async-only", "async", b.Async}, {"--async-rewake", "asyncRewake", b.Rewake}} {
-			e := wiring.Entry{Keys: keys, Ours: kind(k.flag)}
+			e := wiring.Entry{Keys: keys, Ours: kind(k.flag, k.field)}
 			if k.on {
 				e.Value = ag.asyncEntry(ag, ev, ag.commandWith(command, ev, allowRewrites, k.flag), timeout, k.field)
 			}
@@ -266,7 +311,18 @@ func wiringConfig(ag *Agent, command string, allowRewrites bool, bg map[string]B
 // ReadConfig reads an agent's configuration: ok false when it does not
 // exist, an error naming the file when it is not a regular file.
 func ReadConfig(path string) (data []byte, ok bool, err error) {
-	data, err = safefs.ReadFile(path, maxConfig)
+	return readConfig(path, safefs.ReadFileNoFollow)
+}
+
+// readOwn reads a file of the user's own that quiver only reads (Codex's
+// trusted projects, Claude's enabled plugins), through a link if it is one
+// (a dotfiles setup): nothing is written back.
+func readOwn(path string) (data []byte, ok bool, err error) {
+	return readConfig(path, safefs.ReadFile)
+}
+
+func readConfig(path string, read func(string, int64) ([]byte, error)) (data []byte, ok bool, err error) {
+	data, err = read(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -361,7 +417,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 	} else {
 		var bg map[string]Background
 		if d, err := w.Docs(); err == nil {
-			bg = d.Background
+			bg = d.backgroundFor(site.Scope.Location)
 		}
 		ch, err = wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites, bg), data, created)
 	}
@@ -723,6 +779,11 @@ func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
 	if ag.asyncEntry == nil || ag.hookFile != nil {
 		return nil
 	}
+	// Checked again under the lock: the configuration may have become a
+	// link since Sync looked (ReadConfig does not follow one either).
+	if err := CheckConfigPath(site); err != nil {
+		return err
+	}
 	d, err := w.Docs()
 	if err != nil {
 		return err
@@ -731,7 +792,7 @@ func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
 	if err != nil || !existed {
 		return err
 	}
-	ch, err := wiring.Install(wiringConfig(ag, cmp.Or(entry.Command, "quiver"), entry.AllowRewrites, d.Background), data, entry.Created)
+	ch, err := wiring.Install(wiringConfig(ag, cmp.Or(entry.Command, "quiver"), entry.AllowRewrites, d.backgroundFor(site.Scope.Location)), data, entry.Created)
 	if err != nil {
 		return fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
 	}
@@ -802,14 +863,19 @@ func WiredIn(ag *Agent, data []byte) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	c := wiringConfig(ag, "quiver", false, nil)
-	for _, e := range c.Entries {
-		elems, err := d.Array(e.Keys...)
+	// Only an entry that answers its own event counts: one that runs
+	// another event's answer, or only the background handlers (which
+	// decide nothing), would leave the agent's guards unwired while agent
+	// list said otherwise.
+	for _, ev := range ag.Events {
+		elems, err := d.Array(ag.keys(ev)...)
 		if err != nil {
 			return false, err.Error()
 		}
 		for _, el := range elems {
-			if c.Ours(el) {
+			if wiring.CommandsRun(el, func(cmd string) bool {
+				return ag.Writes(cmd) && !backgroundCommand(cmd) && strings.HasSuffix(cmd, " "+ev.Quiver)
+			}) {
 				return true, ""
 			}
 		}
@@ -959,7 +1025,7 @@ func (w *Wirer) claudeNativePlugins() map[string]string {
 		files = append(files, filepath.Join(w.Layout.ProjectDir, Claude.ConfigLocal), filepath.Join(w.Layout.ProjectDir, ".claude", "settings.local.json"))
 	}
 	for _, f := range files {
-		data, ok, err := ReadConfig(f)
+		data, ok, err := readOwn(f)
 		if err != nil || !ok {
 			continue
 		}

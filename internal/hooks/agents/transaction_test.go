@@ -266,3 +266,32 @@ func TestClaudeAsyncEntries(t *testing.T) {
 		t.Error("flags out of quiver's order are the user's command")
 	}
 }
+
+// TestClaudeOwnEntriesLookAlike: what a repository or the user wrote that
+// only looks like quiver's asynchronous entry (another matcher, no async
+// mark) is neither removed as one nor counted as quiver wired; an entry
+// running another event's answer, or only background handlers, does not
+// make Claude wired either (a committed settings.json could otherwise
+// unwire every guard while agent list said "yes").
+func TestClaudeOwnEntriesLookAlike(t *testing.T) {
+	team := `{"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/team/quiver hook run --format claude --async-only before_tool_call"}]}`
+	data := `{"hooks": {"PreToolUse": [` + team + `]}}`
+	ch, err := wiring.Install(wiringConfig(Claude, "quiver", false, nil), []byte(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ch.Data), "/opt/team/quiver hook run --format claude --async-only before_tool_call") {
+		t.Errorf("the team's own entry was removed:\n%s", ch.Data)
+	}
+	for name, cfg := range map[string]string{
+		"only background entries": `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "quiver hook run --format claude --async-only before_tool_call", "async": true}]}]}}`,
+		"another event's answer":  `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "quiver hook run --format claude session_start"}]}]}}`,
+	} {
+		if wired, _ := WiredIn(Claude, []byte(cfg)); wired {
+			t.Errorf("%s: counted as wired", name)
+		}
+	}
+	if wired, _ := WiredIn(Claude, ch.Data); !wired {
+		t.Error("quiver's own entries are not counted as wired")
+	}
+}
