@@ -111,8 +111,7 @@ func TestRealClaudeGetsTheWholePlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	env := agentEnv(h, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=x",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "ENABLE_TOOL_SEARCH=false")
+	env := agentEnv(h, claudeVars(model.URL)...)
 	out := runAgent(t, h, env, claude, "-p", "/demo:hello world", "--output-format", "stream-json", "--verbose")
 	sent := model.All()
 	view := filepath.Join(plugins.ProjectMachineDir(h.home, h.project), "claude-plugins", "plugins", "demo")
@@ -432,8 +431,7 @@ func TestRealClaudeStartsTheLSPServer(t *testing.T) {
 	}
 	defer model.Close()
 	model.Tool = &modelserver.ToolUse{Name: "LSP", Input: map[string]any{"operation": "hover", "filePath": filepath.Join(h.project, "main.probe"), "line": 1, "character": 1}}
-	env := agentEnv(h, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=x",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "ENABLE_TOOL_SEARCH=false")
+	env := agentEnv(h, claudeVars(model.URL)...)
 	out := runAgent(t, h, env, claude, "-p", "read main.probe", "--output-format", "stream-json", "--verbose", "--allowedTools", "LSP")
 	started, err := os.ReadFile(marker)
 	if err != nil {

@@ -48,8 +48,7 @@ func TestRealClaudeDoesNotWaitForAsyncHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	env := agentEnv(h, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=x",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "ENABLE_TOOL_SEARCH=false")
+	env := agentEnv(h, claudeVars(model.URL)...)
 	// Whatever happens, the handler is let go at the end.
 	t.Cleanup(func() {
 		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
@@ -67,4 +66,11 @@ func TestRealClaudeDoesNotWaitForAsyncHandlers(t *testing.T) {
 	if _, err := os.Stat(finished); err == nil {
 		t.Errorf("the async handler finished, though nothing let it: the test proves nothing")
 	}
+}
+
+// claudeVars are what a headless Claude needs to talk to the scripted
+// model at url, offline.
+func claudeVars(url string) []string {
+	return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=x",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "ENABLE_TOOL_SEARCH=false"}
 }

@@ -47,8 +47,7 @@ func TestRealClaudeSessionSpeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	base := []string{"ANTHROPIC_BASE_URL=" + model.URL, "ANTHROPIC_API_KEY=x",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "ENABLE_TOOL_SEARCH=false"}
+	base := claudeVars(model.URL)
 
 	// Claude Code's own install, from the same marketplace on disk.
 	own := newHarness(t, srv)
