@@ -95,7 +95,8 @@ func TestCondition(t *testing.T) {
 			t.Errorf("%q on %s %s = %v, want %v", tt.cond, tt.tool, tt.input, got, tt.want)
 		}
 	}
-	for _, bad := range []string{"Grep(TODO)", "Task(review)", "WebFetch(example.com)", "mcp__x(y)", "Bash(", "not a rule", "Edit()"} {
+	for _, bad := range []string{"Grep(TODO)", "Task(review)", "WebFetch(example.com)", "mcp__x(y)", "Bash(",
+		"not a rule", " Bash", `Bash(ls\)`} {
 		if _, err := ParseCondition(bad); err == nil {
 			t.Errorf("condition %q must be refused, never treated as always true", bad)
 		}
