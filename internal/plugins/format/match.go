@@ -63,8 +63,8 @@ func plainNames(m string) bool {
 }
 
 // Condition is an `if` in Claude's permission-rule form: "Bash",
-// "Bash(git commit:*)", "Edit(*.ts)", "WebFetch(domain:example.com)",
-// "mcp__github". It is read and matched as
+// "Bash(git commit:*)", "Edit(*.ts)", "Grep(TODO*)",
+// "WebFetch(domain:example.com)", "mcp__github". It is read and matched as
 // Claude Code 2.1.328 does (SPEC §15), for the tools whose rules Claude
 // can match against the tool input; ParseCondition refuses a specifier of
 // any other tool, so a handler is never run unconditionally because its
@@ -74,10 +74,12 @@ func plainNames(m string) bool {
 type Condition struct {
 	tool string
 	// kind says how the specifier is matched: "" (any use of the tool),
-	// "command", "path" or "domain".
+	// "command", "path", "pattern" or "domain".
 	kind string
 	spec string
 	bash bashRule
+	// pattern is a Glob or Grep rule's wildcard.
+	pattern []glob
 }
 
 // pathField names the input field holding the file of the tools whose
@@ -90,6 +92,27 @@ func pathField(tool string) string {
 		return "notebook_path"
 	}
 	return ""
+}
+
+// toolAliases are the old names Claude Code still takes for its tools, in
+// rules and in tool calls (its table Wgo): "Task" and "Agent" are one tool.
+var toolAliases = map[string]string{
+	"Task":               "Agent",
+	"KillShell":          "TaskStop",
+	"KillBash":           "TaskStop",
+	"ListPeers":          "ListAgents",
+	"Brief":              "SendUserMessage",
+	"ListMcpResources":   "ListMcpResourcesTool",
+	"ReadMcpResource":    "ReadMcpResourceTool",
+	"ReadMcpResourceDir": "ReadMcpResourceDirTool",
+	"ProposeGoal":        "SetGoal",
+}
+
+func canonicalTool(name string) string {
+	if c, ok := toolAliases[name]; ok {
+		return c
+	}
+	return name
 }
 
 // ruleForm is compiled on first use: nothing runs at start-up for the
@@ -107,7 +130,7 @@ func ParseCondition(s string) (*Condition, error) {
 	if m == nil || escapedAtEnd(m[2]) {
 		return nil, fmt.Errorf("condition %q is not in permission-rule form (Tool or Tool(specifier))", s)
 	}
-	c := &Condition{tool: m[1]}
+	c := &Condition{tool: canonicalTool(m[1])}
 	if m[2] == "" || m[2] == "*" {
 		return c, nil
 	}
@@ -122,6 +145,8 @@ func ParseCondition(s string) (*Condition, error) {
 		c.kind, c.bash = "command", parseBashRule(c.spec)
 	case pathField(c.tool) != "":
 		c.kind = "path"
+	case c.tool == "Glob" || c.tool == "Grep":
+		c.kind, c.pattern = "pattern", wildcard(c.spec, false)
 	case c.tool == "WebFetch":
 		host, ok := strings.CutPrefix(c.spec, "domain:")
 		if !ok || host == "" {
@@ -129,7 +154,7 @@ func ParseCondition(s string) (*Condition, error) {
 		}
 		c.kind, c.spec = "domain", strings.ToLower(host)
 	default:
-		return cannot("specifiers of " + c.tool + " are not understood")
+		return cannot("specifiers of " + m[1] + " are not understood")
 	}
 	return c, nil
 }
@@ -214,6 +239,12 @@ func (c *Condition) Match(toolName string, toolInput json.RawMessage, cwd, proje
 	case "path":
 		p := str(pathField(c.tool))
 		return p != "" && matchPath(c.spec, p, cwd, project, home)
+	case "pattern":
+		var p string
+		if json.Unmarshal(in["pattern"], &p) != nil {
+			return false // as Claude, which matches only a well-formed call
+		}
+		return fitsAny(c.pattern, glob(nil).text(p))
 	case "domain":
 		h, ok := plainHost(str("url"))
 		if !ok {
@@ -245,7 +276,7 @@ func plainHost(raw string) (string, bool) {
 }
 
 func (c *Condition) matchTool(name string) bool {
-	if c.tool == name {
+	if c.tool == name || !strings.HasPrefix(name, "mcp__") && c.tool == canonicalTool(name) {
 		return true
 	}
 	// "mcp__server" covers every tool of that server.

@@ -84,6 +84,16 @@ func TestCondition(t *testing.T) {
 		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://user@evil.com/"}`, true},
 		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://good.example/"}`, false},
 		{"mcp__github", "mcp__github__search", `{}`, true},
+		// Old tool names are the tool's (Claude's aliases).
+		{"Task", "Agent", `{}`, true},
+		{"KillShell", "KillBash", `{}`, true},
+		// Glob and Grep: the rule's wildcard on the call's pattern,
+		// anchored, without collapsing blanks.
+		{"Grep(TODO*)", "Grep", `{"pattern":"TODO: x"}`, true},
+		{"Grep(TODO*)", "Grep", `{"pattern":"a TODO"}`, false},
+		{"Grep(a b)", "Grep", `{"pattern":"a  b"}`, false},
+		{"Glob(**/*.go)", "Glob", `{"pattern":"src/**/*.go"}`, true},
+		{"Glob(*.go)", "Glob", `{"path":"x.go"}`, false},
 		{"mcp__github", "mcp__gitlab__search", `{}`, false},
 	}
 	for _, tt := range tests {
@@ -95,7 +105,7 @@ func TestCondition(t *testing.T) {
 			t.Errorf("%q on %s %s = %v, want %v", tt.cond, tt.tool, tt.input, got, tt.want)
 		}
 	}
-	for _, bad := range []string{"Grep(TODO)", "Task(review)", "WebFetch(example.com)", "mcp__x(y)", "Bash(",
+	for _, bad := range []string{"WebSearch(news)", "Task(review)", "PowerShell(ls)", "WebFetch(example.com)", "mcp__x(y)", "Bash(",
 		"not a rule", " Bash", `Bash(ls\)`} {
 		if _, err := ParseCondition(bad); err == nil {
 			t.Errorf("condition %q must be refused, never treated as always true", bad)
@@ -106,7 +116,7 @@ func TestCondition(t *testing.T) {
 func TestParseConfig(t *testing.T) {
 	c, err := ParseConfig([]byte(`{"description":"d","hooks":{
 		"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"a","timeout":10},{"type":"prompt","prompt":"p"}]},
-		              {"hooks":[{"type":"command","command":"b","if":"Grep(x)"}]}],
+		              {"hooks":[{"type":"command","command":"b","if":"WebSearch(x)"}]}],
 		"Notification":[{"hooks":[{"type":"command","command":"n"}]}],
 		"Stop":[{"hooks":[{"type":"command","command":"s","async":true,"shell":"powershell"}]}],
 		"PostToolUse":[{"matcher":"(","hooks":[{"type":"command","command":"p"}]}]}}`))
@@ -122,7 +132,7 @@ func TestParseConfig(t *testing.T) {
 		"hooks.json/PostToolUse.1 matcher \"(\" is not a valid regular expression: error parsing regexp: missing closing ): `(`",
 		"hooks.json/PreToolUse.1 ",
 		"hooks.json/PreToolUse.2 handler type \"prompt\" is not run by quiver (only command handlers are)",
-		"hooks.json/PreToolUse.3 condition \"Grep(x)\" cannot be evaluated by quiver: specifiers of Grep are not understood",
+		"hooks.json/PreToolUse.3 condition \"WebSearch(x)\" cannot be evaluated by quiver: specifiers of WebSearch are not understood",
 		"hooks.json/Stop.1 shell \"powershell\" is not supported (quiver runs commands with bash)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
