@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -78,6 +77,7 @@ type Condition struct {
 	kind string
 	spec string
 	bash bashRule
+	path pathRule
 	// pattern is a Glob or Grep rule's wildcard.
 	pattern []glob
 }
@@ -144,7 +144,11 @@ func ParseCondition(s string) (*Condition, error) {
 	case c.tool == "Bash":
 		c.kind, c.bash = "command", parseBashRule(c.spec)
 	case pathField(c.tool) != "":
-		c.kind = "path"
+		r, err := parsePathRule(c.spec)
+		if err != nil {
+			return cannot("the path pattern: " + err.Error())
+		}
+		c.kind, c.path = "path", r
 	case c.tool == "Glob" || c.tool == "Grep":
 		c.kind, c.pattern = "pattern", wildcard(c.spec, false)
 	case c.tool == "WebFetch":
@@ -238,7 +242,7 @@ func (c *Condition) Match(toolName string, toolInput json.RawMessage, cwd, proje
 		return c.bash.match(line)
 	case "path":
 		p := str(pathField(c.tool))
-		return p != "" && matchPath(c.spec, p, cwd, project, home)
+		return p != "" && c.path.match(p, cwd, project, home)
 	case "pattern":
 		var p string
 		if json.Unmarshal(in["pattern"], &p) != nil {
@@ -282,67 +286,6 @@ func (c *Condition) matchTool(name string) bool {
 	// "mcp__server" covers every tool of that server.
 	return strings.HasPrefix(c.tool, "mcp__") && !strings.Contains(strings.TrimPrefix(c.tool, "mcp__"), "__") &&
 		strings.HasPrefix(name, c.tool+"__")
-}
-
-// matchPath applies a path rule the way Claude's permission rules read
-// them (gitignore style): "//abs" is an absolute path, "~/x" is in the
-// home folder, "/x" is relative to the project, anything else relative to
-// cwd; a pattern without a slash matches the file name at any depth; "*"
-// stays within a folder and "**" crosses folders.
-func matchPath(pattern, file, cwd, project, home string) bool {
-	file = path.Clean(file)
-	if !strings.Contains(pattern, "/") {
-		ok, _ := path.Match(pattern, path.Base(file))
-		return ok
-	}
-	var base string
-	switch {
-	case strings.HasPrefix(pattern, "//"):
-		base, pattern = "/", pattern[2:]
-	case strings.HasPrefix(pattern, "~/"):
-		base, pattern = home, pattern[2:]
-	case strings.HasPrefix(pattern, "/"):
-		base, pattern = project, pattern[1:]
-	default:
-		base, pattern = cwd, strings.TrimPrefix(pattern, "./")
-	}
-	if base == "" {
-		return false
-	}
-	if !path.IsAbs(file) {
-		file = path.Join(cwd, file)
-	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(file, path.Clean(base)), "/")
-	if rel == file || (path.Clean(base) != "/" && !strings.HasPrefix(file, path.Clean(base)+"/")) {
-		return false
-	}
-	return globSegments(strings.Split(pattern, "/"), strings.Split(rel, "/"))
-}
-
-// globSegments matches path segments where "**" stands for any number of
-// folders.
-func globSegments(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			if len(pat) == 1 {
-				return true
-			}
-			for i := range len(segs) + 1 {
-				if globSegments(pat[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
-	}
-	return len(segs) == 0
 }
 
 // Selector decides whether a handler takes part in one event.

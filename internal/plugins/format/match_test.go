@@ -71,6 +71,18 @@ func TestCondition(t *testing.T) {
 		{"Read(./secrets/*)", "Read", `{"file_path":"/p/secrets/a"}`, false},
 		{"Edit(src/**/*.go)", "Edit", `{"file_path":"src/a/b/c.go"}`, true},
 		{"NotebookEdit(*.ipynb)", "NotebookEdit", `{"notebook_path":"/p/n.ipynb"}`, true},
+		// As Claude's gitignore matcher: a folder at any depth, case ignored,
+		// "./x" without a slash at any depth too; and the raw path for a rule
+		// that starts with "*" or has no wildcard.
+		{"Edit(node_modules)", "Edit", `{"file_path":"/p/sub/a/node_modules/x/y.js"}`, true},
+		{"Edit(./x.go)", "Edit", `{"file_path":"/p/sub/a/b/x.go"}`, true},
+		{"Edit(*.GO)", "Edit", `{"file_path":"/p/sub/x.go"}`, true},
+		{"Edit(*/gen/*.go)", "Edit", `{"file_path":"/other/gen/x.go"}`, true},
+		{"Edit(/etc/hosts)", "Edit", `{"file_path":"/etc/hosts"}`, true},
+		{"Edit(/etc/hosts)", "Edit", `{"file_path":"/etc/../etc/hosts"}`, true}, // Claude: false (the raw path)
+		{"Edit(/etc/hosts)", "Edit", `{"file_path":"/etc/hostsx"}`, false},
+		{"Edit(src/*)", "Edit", `{"file_path":"/p/sub/src"}`, false},
+		{"Edit()", "Edit", `{"file_path":"/anything"}`, true},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://docs.example.com/x"}`, true},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://evil-example.com/x"}`, false},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://example.com./x"}`, true},
@@ -106,7 +118,8 @@ func TestCondition(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"WebSearch(news)", "Task(review)", "PowerShell(ls)", "WebFetch(example.com)", "mcp__x(y)", "Bash(",
-		"not a rule", " Bash", `Bash(ls\)`} {
+		"not a rule", " Bash", `Bash(ls\)`,
+		"Edit(a[*]b)", `Read(\s*)`} {
 		if _, err := ParseCondition(bad); err == nil {
 			t.Errorf("condition %q must be refused, never treated as always true", bad)
 		}
