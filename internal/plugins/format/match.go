@@ -325,6 +325,9 @@ func (s *Selector) Selects(p map[string]json.RawMessage, project, home string) b
 	if !Selects(s.event, str("invoked_by")) {
 		return false
 	}
+	if s.cond != nil && !ToolEvent(s.event) {
+		return false // as Claude skips a handler whose `if` cannot be evaluated
+	}
 	if f := MatchField(s.event); f != "" && !s.matcher.Match(str(f)) {
 		return false
 	}

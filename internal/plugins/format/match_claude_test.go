@@ -60,3 +60,42 @@ func TestConditionClaudeVerdicts(t *testing.T) {
 		t.Errorf("quiver refuses %d of %d rules: %q", len(refused), n, refused)
 	}
 }
+
+// TestConditionOnlyOnToolEvents: Claude evaluates `if` on the five tool
+// events alone, and skips a handler with an `if` on any other event.
+func TestConditionOnlyOnToolEvents(t *testing.T) {
+	payload := map[string]json.RawMessage{
+		"tool_name":  json.RawMessage(`"Bash"`),
+		"tool_input": json.RawMessage(`{"command":"git push"}`),
+		"source":     json.RawMessage(`"startup"`),
+	}
+	for _, tt := range []struct {
+		event string
+		want  bool
+	}{
+		{"PreToolUse", true}, {"PostToolUse", true}, {"PostToolUseFailure", true},
+		{"PermissionRequest", true}, {"PermissionDenied", true},
+		{"SessionStart", false}, {"UserPromptSubmit", false}, {"Stop", false}, {"Notification", false},
+	} {
+		s, err := NewSelector(Handler{Event: tt.event, If: "Bash"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Selects(payload, "/p", "/home/u"); got != tt.want {
+			t.Errorf("a handler with an `if` on %s selected = %v, want %v", tt.event, got, tt.want)
+		}
+		if got := ToolEvent(tt.event); got != tt.want {
+			t.Errorf("ToolEvent(%s) = %v, want %v", tt.event, got, tt.want)
+		}
+	}
+	for _, e := range []string{BeforeToolCall, AfterToolCall, "post_tool_use_failure", "permission_request", "permission_denied"} {
+		if !ToolEvent(e) || MatchField(e) != "tool_name" {
+			t.Errorf("quiver's %s is a tool event matched on tool_name", e)
+		}
+	}
+	for _, e := range []string{SessionStart, UserMessageSend, AgentStop, TurnEnd} {
+		if ToolEvent(e) {
+			t.Errorf("%s is no tool event", e)
+		}
+	}
+}
