@@ -42,10 +42,19 @@ func QuiverEvent(claudeEvent string) (string, bool) {
 	return "", false
 }
 
-// ToolEvent reports the Claude events about one tool call, whose matcher
-// is tested against tool_name and which may carry an `if` condition.
-func ToolEvent(claudeEvent string) bool {
-	return claudeEvent == "PreToolUse" || claudeEvent == "PostToolUse"
+// ToolEvent reports the events about one tool call, named as Claude
+// (PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest,
+// PermissionDenied) or as quiver (before_tool_call, after_tool_call,
+// post_tool_use_failure, permission_request, permission_denied): their
+// matcher is tested against tool_name, and they alone evaluate an `if`
+// condition. Claude skips a handler with an `if` on any other event.
+func ToolEvent(event string) bool {
+	switch event {
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied",
+		BeforeToolCall, AfterToolCall, "post_tool_use_failure", "permission_request", "permission_denied":
+		return true
+	}
+	return false
 }
 
 // Selects reports whether a handler for claudeEvent takes part in a quiver
@@ -64,10 +73,10 @@ func Selects(claudeEvent, invokedBy string) bool {
 // MatchField is the payload field a matcher of claudeEvent is tested
 // against ("" when the event has no matcher: every handler runs).
 func MatchField(claudeEvent string) string {
-	switch claudeEvent {
-	case "PreToolUse", "PostToolUse":
+	if ToolEvent(claudeEvent) {
 		return "tool_name"
-	case "SessionStart":
+	}
+	if claudeEvent == "SessionStart" {
 		return "source"
 	}
 	return ""

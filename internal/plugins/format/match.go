@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -63,19 +62,24 @@ func plainNames(m string) bool {
 }
 
 // Condition is an `if` in Claude's permission-rule form: "Bash",
-// "Bash(git commit:*)", "Edit(*.ts)", "WebFetch(domain:example.com)",
-// "mcp__github". quiver evaluates the forms whose meaning is settled by
-// the tool input alone; ParseCondition refuses the rest, so a handler is
-// never run unconditionally because its condition was not understood. A
-// Bash rule is checked against every simple command of the line, and a
-// line quiver cannot follow matches (see bashRule.match).
+// "Bash(git commit:*)", "Edit(*.ts)", "Grep(TODO*)",
+// "WebFetch(domain:example.com)", "mcp__github". It is read and matched as
+// Claude Code 2.1.328 does (SPEC §15), for the tools whose rules Claude
+// can match against the tool input; ParseCondition refuses a specifier of
+// any other tool, so a handler is never run unconditionally because its
+// condition was not understood. A Bash rule is checked against every
+// simple command of the line, and a line quiver cannot follow matches
+// (see bashRule.match).
 type Condition struct {
 	tool string
 	// kind says how the specifier is matched: "" (any use of the tool),
-	// "command", "path" or "domain".
+	// "command", "path", "pattern" or "domain".
 	kind string
 	spec string
 	bash bashRule
+	path pathRule
+	// pattern is a Glob or Grep rule's wildcard.
+	pattern []glob
 }
 
 // pathField names the input field holding the file of the tools whose
@@ -90,23 +94,47 @@ func pathField(tool string) string {
 	return ""
 }
 
+// toolAliases are the old names Claude Code still takes for its tools, in
+// rules and in tool calls (its table Wgo): "Task" and "Agent" are one tool.
+var toolAliases = map[string]string{
+	"Task":               "Agent",
+	"KillShell":          "TaskStop",
+	"KillBash":           "TaskStop",
+	"ListPeers":          "ListAgents",
+	"Brief":              "SendUserMessage",
+	"ListMcpResources":   "ListMcpResourcesTool",
+	"ReadMcpResource":    "ReadMcpResourceTool",
+	"ReadMcpResourceDir": "ReadMcpResourceDirTool",
+	"ProposeGoal":        "SetGoal",
+}
+
+func canonicalTool(name string) string {
+	if c, ok := toolAliases[name]; ok {
+		return c
+	}
+	return name
+}
+
 // ruleForm is compiled on first use: nothing runs at start-up for the
 // many commands that never read a condition.
 var ruleForm = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*)(?:\((.*)\))?$`)
+	return regexp.MustCompile(`(?s)^([A-Za-z][A-Za-z0-9_-]*)(?:\((.*)\))?$`)
 })
 
-// ParseCondition parses an `if` rule.
+// ParseCondition parses an `if` rule as Claude does: Tool or
+// Tool(specifier), where an empty specifier or "*" is the tool alone, and
+// in the specifier "\(" and "\)" are parentheses and "\\" a backslash.
+// A closing parenthesis escaped by a backslash does not close the rule.
 func ParseCondition(s string) (*Condition, error) {
-	m := ruleForm().FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
+	m := ruleForm().FindStringSubmatch(s)
+	if m == nil || escapedAtEnd(m[2]) {
 		return nil, fmt.Errorf("condition %q is not in permission-rule form (Tool or Tool(specifier))", s)
 	}
-	c := &Condition{tool: m[1], spec: m[2]}
-	hasSpec := strings.Contains(s, "(")
-	if !hasSpec || c.spec == "*" {
+	c := &Condition{tool: canonicalTool(m[1])}
+	if m[2] == "" || m[2] == "*" {
 		return c, nil
 	}
+	c.spec = strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(m[2], `\(`, "("), `\)`, ")"), `\\`, `\`)
 	cannot := func(why string) (*Condition, error) {
 		return nil, fmt.Errorf("condition %q cannot be evaluated by quiver: %s", s, why)
 	}
@@ -114,14 +142,15 @@ func ParseCondition(s string) (*Condition, error) {
 	case strings.HasPrefix(c.tool, "mcp__"):
 		return cannot("MCP rules take no specifier")
 	case c.tool == "Bash":
-		if r := parseBashRule(c.spec); !r.any() {
-			c.kind, c.bash = "command", r
-		}
+		c.kind, c.bash = "command", parseBashRule(c.spec)
 	case pathField(c.tool) != "":
-		if c.spec == "" {
-			return cannot("empty path pattern")
+		r, err := parsePathRule(c.spec)
+		if err != nil {
+			return cannot("the path pattern: " + err.Error())
 		}
-		c.kind = "path"
+		c.kind, c.path = "path", r
+	case c.tool == "Glob" || c.tool == "Grep":
+		c.kind, c.pattern = "pattern", wildcard(c.spec, false)
 	case c.tool == "WebFetch":
 		host, ok := strings.CutPrefix(c.spec, "domain:")
 		if !ok || host == "" {
@@ -129,61 +158,38 @@ func ParseCondition(s string) (*Condition, error) {
 		}
 		c.kind, c.spec = "domain", strings.ToLower(host)
 	default:
-		return cannot("specifiers of " + c.tool + " are not understood")
+		return cannot("specifiers of " + m[1] + " are not understood")
 	}
 	return c, nil
 }
 
+// escapedAtEnd reports a text ending in an odd number of backslashes: the
+// parenthesis after it is escaped.
+func escapedAtEnd(s string) bool {
+	n := len(s) - len(strings.TrimRight(s, `\`))
+	return n%2 == 1
+}
+
 // bashRule is a Bash rule's specifier as the command texts it accepts.
-type bashRule []glob
+type bashRule struct {
+	alts []glob
+	// blanks says the rule is a glob, matched, as Claude does, against
+	// the command with its runs of spaces and tabs collapsed; a prefix
+	// rule (x:*) is matched against the command as it is.
+	blanks bool
+}
 
-// parseBashRule reads a specifier as Claude does: "x:*" is x alone or x
-// followed by a space and anything; otherwise "*" is any text, the rule
-// spans the whole command, and a rule ending in " *" also takes the bare
-// command ("git push *" takes "git push"; Claude does so only when that
-// is the rule's one star). Runs of white space count as one space; "\*"
-// is a star, and "\(" and "\)" are parentheses.
+// parseBashRule reads a specifier as Claude does (its function e2o): "x:*"
+// is x alone or x followed by a space and anything, x taken literally (no
+// wildcards, no trimming); any other specifier is a wildcard (see
+// wildcard).
 func parseBashRule(spec string) bashRule {
-	spec = strings.TrimSpace(spec)
-	if p, ok := strings.CutSuffix(spec, ":*"); ok && strings.TrimSpace(p) != "" {
-		g := ruleGlob(strings.TrimSpace(p))
-		return bashRule{g, append(g[:len(g):len(g)], ' ', anyText)}
+	// Claude tests /^(.+):\*$/, where "." is no line terminator.
+	if p, ok := strings.CutSuffix(spec, ":*"); ok && p != "" && !strings.ContainsAny(p, "\n\r\u2028\u2029") {
+		g := glob(nil).text(p)
+		return bashRule{alts: []glob{g, append(g[:len(g):len(g)], ' ', anyText)}}
 	}
-	g := ruleGlob(spec)
-	if n := len(g); n >= 2 && g[n-2] == ' ' && g[n-1] == anyText {
-		return bashRule{g, g[:n-2]}
-	}
-	return bashRule{g}
-}
-
-func ruleGlob(spec string) glob {
-	var g glob
-	for i := 0; i < len(spec); i++ {
-		switch c := spec[i]; {
-		case c == '\\' && i+1 < len(spec) && strings.IndexByte(`*\()`, spec[i+1]) >= 0:
-			i++
-			g = append(g, int16(spec[i]))
-		case c == '*':
-			g = g.any()
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
-			if len(g) == 0 || g[len(g)-1] != ' ' {
-				g = append(g, ' ')
-			}
-		default:
-			g = append(g, int16(c))
-		}
-	}
-	return g
-}
-
-// any reports whether the rule takes every command ("", "*", "*:*").
-func (r bashRule) any() bool {
-	for _, g := range r {
-		if len(g) == 0 || len(g) == 1 && g[0] == anyText {
-			return true
-		}
-	}
-	return false
+	return bashRule{alts: wildcard(spec, true), blanks: true}
 }
 
 // match reports whether some simple command of a Bash line meets the
@@ -200,10 +206,11 @@ func (r bashRule) match(line string) bool {
 			return true
 		}
 		for _, t := range texts {
-			for _, g := range r {
-				if overlap(g, t) {
-					return true
-				}
+			if r.blanks {
+				t = collapseBlanks(t)
+			}
+			if fitsAny(r.alts, t) {
+				return true
 			}
 		}
 	}
@@ -235,7 +242,13 @@ func (c *Condition) Match(toolName string, toolInput json.RawMessage, cwd, proje
 		return c.bash.match(line)
 	case "path":
 		p := str(pathField(c.tool))
-		return p != "" && matchPath(c.spec, p, cwd, project, home)
+		return p != "" && c.path.match(p, cwd, project, home)
+	case "pattern":
+		var p string
+		if json.Unmarshal(in["pattern"], &p) != nil {
+			return false // as Claude, which matches only a well-formed call
+		}
+		return fitsAny(c.pattern, glob(nil).text(p))
 	case "domain":
 		h, ok := plainHost(str("url"))
 		if !ok {
@@ -267,73 +280,12 @@ func plainHost(raw string) (string, bool) {
 }
 
 func (c *Condition) matchTool(name string) bool {
-	if c.tool == name {
+	if c.tool == name || !strings.HasPrefix(name, "mcp__") && c.tool == canonicalTool(name) {
 		return true
 	}
 	// "mcp__server" covers every tool of that server.
 	return strings.HasPrefix(c.tool, "mcp__") && !strings.Contains(strings.TrimPrefix(c.tool, "mcp__"), "__") &&
 		strings.HasPrefix(name, c.tool+"__")
-}
-
-// matchPath applies a path rule the way Claude's permission rules read
-// them (gitignore style): "//abs" is an absolute path, "~/x" is in the
-// home folder, "/x" is relative to the project, anything else relative to
-// cwd; a pattern without a slash matches the file name at any depth; "*"
-// stays within a folder and "**" crosses folders.
-func matchPath(pattern, file, cwd, project, home string) bool {
-	file = path.Clean(file)
-	if !strings.Contains(pattern, "/") {
-		ok, _ := path.Match(pattern, path.Base(file))
-		return ok
-	}
-	var base string
-	switch {
-	case strings.HasPrefix(pattern, "//"):
-		base, pattern = "/", pattern[2:]
-	case strings.HasPrefix(pattern, "~/"):
-		base, pattern = home, pattern[2:]
-	case strings.HasPrefix(pattern, "/"):
-		base, pattern = project, pattern[1:]
-	default:
-		base, pattern = cwd, strings.TrimPrefix(pattern, "./")
-	}
-	if base == "" {
-		return false
-	}
-	if !path.IsAbs(file) {
-		file = path.Join(cwd, file)
-	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(file, path.Clean(base)), "/")
-	if rel == file || (path.Clean(base) != "/" && !strings.HasPrefix(file, path.Clean(base)+"/")) {
-		return false
-	}
-	return globSegments(strings.Split(pattern, "/"), strings.Split(rel, "/"))
-}
-
-// globSegments matches path segments where "**" stands for any number of
-// folders.
-func globSegments(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			if len(pat) == 1 {
-				return true
-			}
-			for i := range len(segs) + 1 {
-				if globSegments(pat[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
-	}
-	return len(segs) == 0
 }
 
 // Selector decides whether a handler takes part in one event.
@@ -372,6 +324,9 @@ func (s *Selector) Selects(p map[string]json.RawMessage, project, home string) b
 	}
 	if !Selects(s.event, str("invoked_by")) {
 		return false
+	}
+	if s.cond != nil && !ToolEvent(s.event) {
+		return false // as Claude skips a handler whose `if` cannot be evaluated
 	}
 	if f := MatchField(s.event); f != "" && !s.matcher.Match(str(f)) {
 		return false

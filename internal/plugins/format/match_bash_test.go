@@ -143,11 +143,40 @@ var bashCases = []struct {
 	{"* --force", "git push --force", true},
 	{"* --force", "git push --force-with-lease", false},
 	{"git  push   *", "git push x", true}, // runs of white space in a rule are one space
-	{`echo \*`, `echo '*'`, true},         // an escaped star is a star
+	{"git push *", "git  push\t x", true}, // and in the command
+	{"echo a b", `echo "a   b"`, true},    // even inside quotes: Claude collapses the joined text
+	{"echo a b", "echo 'a\tb'", true},
+	{"echo a b", "echo 'a\nb'", false}, // a newline is no blank
+	{`echo \*`, `echo '*'`, true},      // an escaped star is a star
 	{`echo \*`, "echo x", false},
+	{`echo \\*`, `echo '*'`, true}, // Bash(echo \\*): "\\" is "\" first, which escapes the star
 	{`echo \(x\)`, "echo '(x)'", true},
 	{"*", "anything at all", true},
 	{"", "anything at all", true}, // Bash(): Claude reads it as Bash
+	{" * ", "anything at all", true},
+	{" * ", "", false}, // a specifier, not the tool alone: an empty line has no command to fit it
+
+	// The bare command fits a trailing " *" only when that is the
+	// rule's one star.
+	{"git * *", "git x", false},
+	{"git * *", "git x y", true},
+	{"* main *", "git main", false},
+	// "/**/" is one slash, or any folders between two.
+	{"cat a/**/b", "cat a/b", true},
+	{"cat a/**/b", "cat a/x/y/b", true},
+	{"cat a/**/b", "cat a/xb", false},
+	{"cat a/**/**/b *", "cat a/b", false}, // five stars: no bare form
+
+	// x:* is literal: no wildcards, no trimming, no collapsing.
+	{"git  push:*", "git push", false},
+	{"git  push:*", "'git  push' x", true},
+	{" git push:*", "git push", false},
+	{"git *:*", "git push", false},
+	{"git *:*", "git '*' push", true},
+	{"*:*", "ls", false},
+	{"git push:*", "git push\t-f", true}, // the shell splits at the tab; words join with spaces
+	{"git push:*", "git push'\t-f'", false},
+	{"git push:*", "git push '\t-f'", true},
 }
 
 func matchesBash(t testing.TB, rule, command string) bool {

@@ -71,6 +71,18 @@ func TestCondition(t *testing.T) {
 		{"Read(./secrets/*)", "Read", `{"file_path":"/p/secrets/a"}`, false},
 		{"Edit(src/**/*.go)", "Edit", `{"file_path":"src/a/b/c.go"}`, true},
 		{"NotebookEdit(*.ipynb)", "NotebookEdit", `{"notebook_path":"/p/n.ipynb"}`, true},
+		// As Claude's gitignore matcher: a folder at any depth, case ignored,
+		// "./x" without a slash at any depth too; and the raw path for a rule
+		// that starts with "*" or has no wildcard.
+		{"Edit(node_modules)", "Edit", `{"file_path":"/p/sub/a/node_modules/x/y.js"}`, true},
+		{"Edit(./x.go)", "Edit", `{"file_path":"/p/sub/a/b/x.go"}`, true},
+		{"Edit(*.GO)", "Edit", `{"file_path":"/p/sub/x.go"}`, true},
+		{"Edit(*/gen/*.go)", "Edit", `{"file_path":"/other/gen/x.go"}`, true},
+		{"Edit(/etc/hosts)", "Edit", `{"file_path":"/etc/hosts"}`, true},
+		{"Edit(/etc/hosts)", "Edit", `{"file_path":"/etc/../etc/hosts"}`, true}, // Claude: false (the raw path)
+		{"Edit(/etc/hosts)", "Edit", `{"file_path":"/etc/hostsx"}`, false},
+		{"Edit(src/*)", "Edit", `{"file_path":"/p/sub/src"}`, false},
+		{"Edit()", "Edit", `{"file_path":"/anything"}`, true},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://docs.example.com/x"}`, true},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://evil-example.com/x"}`, false},
 		{"WebFetch(domain:example.com)", "WebFetch", `{"url":"https://example.com./x"}`, true},
@@ -84,6 +96,16 @@ func TestCondition(t *testing.T) {
 		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://user@evil.com/"}`, true},
 		{"WebFetch(domain:evil.com)", "WebFetch", `{"url":"https://good.example/"}`, false},
 		{"mcp__github", "mcp__github__search", `{}`, true},
+		// Old tool names are the tool's (Claude's aliases).
+		{"Task", "Agent", `{}`, true},
+		{"KillShell", "KillBash", `{}`, true},
+		// Glob and Grep: the rule's wildcard on the call's pattern,
+		// anchored, without collapsing blanks.
+		{"Grep(TODO*)", "Grep", `{"pattern":"TODO: x"}`, true},
+		{"Grep(TODO*)", "Grep", `{"pattern":"a TODO"}`, false},
+		{"Grep(a b)", "Grep", `{"pattern":"a  b"}`, false},
+		{"Glob(**/*.go)", "Glob", `{"pattern":"src/**/*.go"}`, true},
+		{"Glob(*.go)", "Glob", `{"path":"x.go"}`, false},
 		{"mcp__github", "mcp__gitlab__search", `{}`, false},
 	}
 	for _, tt := range tests {
@@ -95,7 +117,9 @@ func TestCondition(t *testing.T) {
 			t.Errorf("%q on %s %s = %v, want %v", tt.cond, tt.tool, tt.input, got, tt.want)
 		}
 	}
-	for _, bad := range []string{"Grep(TODO)", "Task(review)", "WebFetch(example.com)", "mcp__x(y)", "Bash(", "not a rule", "Edit()"} {
+	for _, bad := range []string{"WebSearch(news)", "Task(review)", "PowerShell(ls)", "WebFetch(example.com)", "mcp__x(y)", "Bash(",
+		"not a rule", " Bash", `Bash(ls\)`,
+		"Edit(a[*]b)", `Read(\s*)`} {
 		if _, err := ParseCondition(bad); err == nil {
 			t.Errorf("condition %q must be refused, never treated as always true", bad)
 		}
@@ -105,7 +129,7 @@ func TestCondition(t *testing.T) {
 func TestParseConfig(t *testing.T) {
 	c, err := ParseConfig([]byte(`{"description":"d","hooks":{
 		"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"a","timeout":10},{"type":"prompt","prompt":"p"}]},
-		              {"hooks":[{"type":"command","command":"b","if":"Grep(x)"}]}],
+		              {"hooks":[{"type":"command","command":"b","if":"WebSearch(x)"}]}],
 		"Notification":[{"hooks":[{"type":"command","command":"n"}]}],
 		"Stop":[{"hooks":[{"type":"command","command":"s","async":true,"shell":"powershell"}]}],
 		"PostToolUse":[{"matcher":"(","hooks":[{"type":"command","command":"p"}]}]}}`))
@@ -121,7 +145,7 @@ func TestParseConfig(t *testing.T) {
 		"hooks.json/PostToolUse.1 matcher \"(\" is not a valid regular expression: error parsing regexp: missing closing ): `(`",
 		"hooks.json/PreToolUse.1 ",
 		"hooks.json/PreToolUse.2 handler type \"prompt\" is not run by quiver (only command handlers are)",
-		"hooks.json/PreToolUse.3 condition \"Grep(x)\" cannot be evaluated by quiver: specifiers of Grep are not understood",
+		"hooks.json/PreToolUse.3 condition \"WebSearch(x)\" cannot be evaluated by quiver: specifiers of WebSearch are not understood",
 		"hooks.json/Stop.1 shell \"powershell\" is not supported (quiver runs commands with bash)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
