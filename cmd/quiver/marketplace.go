@@ -105,18 +105,7 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.Stdout, out)
-			}
-			if len(out) == 0 {
-				a.warnf("No marketplaces. Add one with quiver marketplace add org/repo.")
-				return nil
-			}
-			var rows [][]string
-			for _, l := range out {
-				rows = append(rows, l.Row())
-			}
-			return a.writeTable(marketplace.ListingHeader, rows)
+			return printList(a, asJSON, out, "No marketplaces. Add one with quiver marketplace add org/repo.", marketplace.ListingHeader, marketplace.Listing.Row)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")

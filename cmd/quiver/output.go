@@ -130,6 +130,26 @@ func (a *App) writeTable(header []string, rows [][]string) error {
 	return err
 }
 
+// printList prints items as JSON with asJSON, else as a table under
+// header, a row each; none is said on stderr when there are no items
+// ("" says nothing).
+func printList[T any](a *App, asJSON bool, items []T, none string, header []string, row func(T) []string) error {
+	if asJSON {
+		return writeJSON(a.Stdout, items)
+	}
+	if len(items) == 0 {
+		if none != "" {
+			a.warnf("%s", none)
+		}
+		return nil
+	}
+	rows := make([][]string, 0, len(items))
+	for _, item := range items {
+		rows = append(rows, row(item))
+	}
+	return a.writeTable(header, rows)
+}
+
 // report prints what a domain loop says of each item: an error as
 // printError does, else a notice (if any) as warnf does.
 func (a *App) report(msg string, err error) {

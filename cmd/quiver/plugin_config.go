@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -76,17 +77,5 @@ func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	rows := c.Rows()
-	if asJSON {
-		return writeJSON(a.Stdout, rows)
-	}
-	if len(rows) == 0 {
-		a.warnf("%s asks for no settings", p.Name)
-		return nil
-	}
-	var table [][]string
-	for _, r := range rows {
-		table = append(table, []string{r.Key, r.Shown(), r.Description})
-	}
-	return a.writeTable([]string{"KEY", "VALUE", "DESCRIPTION"}, table)
+	return printList(a, asJSON, c.Rows(), fmt.Sprintf("%s asks for no settings", p.Name), plugins.ConfigHeader, plugins.ConfigRow.Row)
 }

@@ -87,18 +87,8 @@ them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if err := writeJSON(a.Stdout, append([]verifyJSON{}, res...)); err != nil {
-					return err
-				}
-			} else if len(res) > 0 {
-				rows := [][]string{}
-				for _, r := range res {
-					rows = append(rows, r.Row())
-				}
-				if err := a.writeTable([]string{"NAME", "LOCATION", "STATUS", "CHANGED"}, rows); err != nil {
-					return err
-				}
+			if err := printList(a, asJSON, append([]verifyJSON{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
+				return err
 			}
 			if plugins.Drift(res) {
 				return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())

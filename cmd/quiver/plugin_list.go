@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -48,21 +46,9 @@ func (a *App) runPluginList(o pluginListOptions) error {
 		return err
 	}
 	if o.JSON {
-		out := make([]discovery.PluginInfo, 0, len(all))
-		for _, p := range all {
-			out = append(out, discovery.InfoOf(p))
-		}
-		return writeJSON(a.Stdout, out)
+		return writeJSON(a.Stdout, discovery.Infos(all))
 	}
-	if len(all) == 0 {
-		a.warnf("No plugins installed. Add one with: quiver plugin add ORG/REPO")
-		return nil
-	}
-	rows := make([][]string, 0, len(all))
-	for _, p := range all {
-		rows = append(rows, discovery.PluginRow(p))
-	}
-	return a.writeTable(discovery.PluginRowHeader, rows)
+	return printList(a, false, all, "No plugins installed. Add one with: quiver plugin add ORG/REPO", discovery.PluginRowHeader, discovery.PluginRow)
 }
 
 // ---- plugin show ----
@@ -111,39 +97,9 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	if o.JSON {
 		return writeJSON(a.Stdout, out)
 	}
-	w := a.Stdout
-	field := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(w, "%-12s %s\n", k+":", visible(v))
-		}
+	for _, f := range out.Fields() {
+		fmt.Fprintf(a.Stdout, "%-12s %s\n", f[0]+":", visible(f[1]))
 	}
-	field("name", out.Name)
-	field("description", out.Description)
-	field("version", out.Version)
-	field("location", out.Location)
-	field("path", out.Path)
-	field("source", out.Source)
-	field("ref", out.Ref)
-	field("commit", out.Commit)
-	field("hash", out.Hash)
-	if out.Link {
-		field("link", "yes (edits to the source show up at once)")
-	}
-	if out.Missing {
-		field("missing", "the folder is gone; reinstall it with quiver plugin add --force")
-	}
-	field("enabled", strconv.FormatBool(out.Enabled))
-	field("also", out.Parts.Describe())
-	list := func(k string, items []string) {
-		if len(items) == 0 {
-			field(k, "-")
-			return
-		}
-		field(k, strings.Join(items, ", "))
-	}
-	list("hooks", out.Hooks)
-	list("skills", out.Skills)
-	list("recipes", out.Recipes)
 	for _, problem := range out.Problems {
 		a.warnf("quiver: %s: %s", out.Name, problem)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
@@ -30,20 +32,8 @@ local. Exits 1 when a remote cannot be asked.`,
 				return err
 			}
 			out, failed := plugins.OutdatedOf(res, in.Scope.Location)
-			if asJSON {
-				if err := writeJSON(a.Stdout, out); err != nil {
-					return err
-				}
-			} else if len(out) == 0 {
-				a.warnf("No plugins in %s.", in.Scope.LockPath())
-			} else {
-				rows := [][]string{}
-				for _, o := range out {
-					rows = append(rows, o.Row())
-				}
-				if err := a.writeTable(plugins.OutdatedHeader, rows); err != nil {
-					return err
-				}
+			if err := printList(a, asJSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
+				return err
 			}
 			if failed {
 				return errReported

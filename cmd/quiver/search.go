@@ -35,18 +35,7 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 				return err
 			}
 			found := marketplace.Results(layout, hits)
-			if asJSON {
-				return writeJSON(a.Stdout, found)
-			}
-			if len(found) == 0 {
-				a.warnf("No plugins match. quiver marketplace list shows what is searched.")
-				return nil
-			}
-			var rows [][]string
-			for _, f := range found {
-				rows = append(rows, f.Row())
-			}
-			return a.writeTable(marketplace.FoundHeader, rows)
+			return printList(a, asJSON, found, "No plugins match. quiver marketplace list shows what is searched.", marketplace.FoundHeader, marketplace.Found.Row)
 		},
 	}
 	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")

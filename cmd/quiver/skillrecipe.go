@@ -75,18 +75,7 @@ func (a *App) runDocList(k docKind, all, asJSON bool) error {
 		return err
 	}
 	out := discovery.DocEntries(docs, all)
-	if asJSON {
-		return writeJSON(a.Stdout, out)
-	}
-	if len(out) == 0 {
-		a.warnf("No %s.", k.plural)
-		return nil
-	}
-	rows := make([][]string, 0, len(out))
-	for _, d := range out {
-		rows = append(rows, d.Row(all))
-	}
-	return a.writeTable(discovery.DocHeader(all), rows)
+	return printList(a, asJSON, out, fmt.Sprintf("No %s.", k.plural), discovery.DocHeader(all), func(d discovery.DocEntry) []string { return d.Row(all) })
 }
 
 func (a *App) runDocShow(k docKind, name string, asJSON bool) error {

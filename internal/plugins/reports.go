@@ -156,6 +156,9 @@ func Matched(res []VerifyResult) int {
 	return n
 }
 
+// VerifyHeader heads the rows of VerifyResult.Row.
+var VerifyHeader = []string{"NAME", "LOCATION", "STATUS", "CHANGED"}
+
 // Row is r's row in plugin verify's table.
 func (r VerifyResult) Row() []string {
 	return []string{r.Name, r.Location, r.Status, strings.Join(r.Changed, ", ")}

@@ -111,3 +111,12 @@ func TestVerifyVerdicts(t *testing.T) {
 		t.Errorf("Row: %q, want %q", got, want)
 	}
 }
+
+// TestVerifyRow: plugin verify's table names the changed files, one
+// column each under VerifyHeader.
+func TestVerifyRow(t *testing.T) {
+	r := VerifyResult{Name: "acme/guard", Location: "project", Status: "modified", Changed: []string{"a", "b"}}
+	if got := r.Row(); len(got) != len(VerifyHeader) || got[3] != "a, b" {
+		t.Errorf("Row() = %q", got)
+	}
+}

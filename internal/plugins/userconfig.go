@@ -193,6 +193,12 @@ func (r ConfigRow) Shown() string {
 	return r.Value
 }
 
+// ConfigHeader heads the rows of ConfigRow.Row.
+var ConfigHeader = []string{"KEY", "VALUE", "DESCRIPTION"}
+
+// Row is r's row in plugin config's table: never a secret (Shown).
+func (r ConfigRow) Row() []string { return []string{r.Key, r.Shown(), r.Description} }
+
 // Missing lists the required keys with no value and no default.
 func (c UserConfig) Missing() []string {
 	var out []string

@@ -30,3 +30,14 @@ func TestConfigRowsHideSecrets(t *testing.T) {
 		t.Errorf("Missing() = %v, want [zone]", got)
 	}
 }
+
+// TestConfigTableRow: plugin config's table shows a sensitive value as
+// set and hidden, under ConfigHeader.
+func TestConfigTableRow(t *testing.T) {
+	c := UserConfig{Keys: []ConfigKey{{Name: "token", Sensitive: true, Description: "API token"}}, Values: map[string]string{"token": "s3cret"}}
+	got := c.Rows()[0].Row()
+	want := []string{"token", "(set, hidden)", "API token"}
+	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(ConfigHeader) {
+		t.Errorf("Row() = %q, want %q under %q", got, want, ConfigHeader)
+	}
+}
