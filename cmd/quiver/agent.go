@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -68,8 +67,9 @@ quiver added is recorded in .quiver/agents.yaml (~/.quiver with -g).
 
 // wirer is the agents' transaction for this invocation's layout.
 func (a *App) wirer(layout plugins.Layout) *agents.Wirer {
+	home, _ := plugins.Home(a.Getenv)
 	return &agents.Wirer{
-		Layout: layout, Home: a.home(),
+		Layout: layout, Home: home,
 		Docs:   agents.ActiveDocs(a.discoveryOptions(layout)),
 		Warn:   func(msg string) { a.warnf("%s", msg) },
 		Getenv: a.Getenv,
@@ -91,14 +91,6 @@ func (a *App) agentSite(cmd *cobra.Command, name string, global bool) (*agents.W
 	}
 	w := a.wirer(layout)
 	return w, w.Site(ag, global), nil
-}
-
-func (a *App) home() string {
-	if h := a.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
 }
 
 func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -256,31 +255,10 @@ func lookup(root *cobra.Command, path ...string) *cobra.Command {
 func (a *App) layout() (plugins.Layout, error) { return a.layoutAt("") }
 
 // layoutAt resolves the scopes as layout does, except that an agent's
-// session root (SPEC §9: the session's project decides), when given,
-// stands for the working directory and QUIVER_PROJECT_DIR: only
-// --project names another project.
+// session root, when given, stands for the working directory
+// (plugins.ResolveLayout).
 func (a *App) layoutAt(sessionRoot string) (plugins.Layout, error) {
-	wd, err := a.Getwd()
-	if err != nil {
-		return plugins.Layout{}, err
-	}
-	env := a.Getenv("QUIVER_PROJECT_DIR")
-	if sessionRoot != "" && filepath.IsAbs(sessionRoot) {
-		wd, env = sessionRoot, ""
-	}
-	project, err := plugins.ProjectDir(a.projectFlag, env, wd)
-	if err != nil {
-		return plugins.Layout{}, err
-	}
-	global, err := plugins.GlobalRoot(a.Getenv)
-	if err != nil {
-		return plugins.Layout{}, err
-	}
-	l := plugins.NewLayout(project, global)
-	if err := plugins.MigrateMachine(l, func(msg string) { a.warnf("quiver: %s", msg) }); err != nil {
-		return l, fmt.Errorf("move the project's machine records to %s: %w", l.Local.Machine, err)
-	}
-	return l, nil
+	return plugins.ResolveLayout(a.projectFlag, sessionRoot, a.Getenv, a.Getwd, func(msg string) { a.warnf("quiver: %s", msg) })
 }
 
 // noArgs, exactArgs and minArgs are cobra's validators returning usage

@@ -27,33 +27,21 @@ type pluginJSON = discovery.PluginInfo
 
 // installer builds the installer for the chosen scope, wired to stderr.
 func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
-	scope := layout.Scope(global)
-	in := &plugins.Installer{
-		Scope: scope,
-		OnWait: func() {
-			fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish in %s (up to %s)...\n", scope.Root, plugins.DefaultMutexWait)
-		},
-		OnRecover: func(msg string) { a.warnf("quiver: %s", msg) },
-		Fetcher:   a.fetcher(),
-		GitBase:   a.Getenv("QUIVER_GIT_BASE"),
+	in := plugins.NewInstaller(layout, global)
+	in.OnWait = func() {
+		fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish in %s (up to %s)...\n", in.Scope.Root, plugins.DefaultMutexWait)
 	}
-	if other, ok := layout.Other(scope); ok {
-		in.Other = &other
-	}
+	in.OnRecover = func(msg string) { a.warnf("quiver: %s", msg) }
+	in.Fetcher, in.GitBase = a.fetcher(), a.Getenv("QUIVER_GIT_BASE")
 	return in
 }
 
+// fetcher is plugins.NewFetcher, showing git's progress on a terminal.
 func (a *App) fetcher() *plugins.Fetcher {
-	token := a.Getenv("QUIVER_GIT_TOKEN")
-	if token == "" {
-		token = a.Getenv("GITHUB_TOKEN")
-	}
-	f := &plugins.Fetcher{Credentials: plugins.Credentials{Token: token, Base: a.Getenv("QUIVER_GIT_BASE")}}
-	rw, err := plugins.LoadRewrites(plugins.GitConfigPaths(a.Getenv))
+	f, err := plugins.NewFetcher(a.Getenv)
 	if err != nil {
 		a.warnf("quiver: %v; fetching without its url.insteadOf rewrites", err)
 	}
-	f.Rewrites = rw
 	if a.StderrIsTTY && !a.quiet {
 		f.Progress = a.Stderr
 	}

@@ -6,34 +6,23 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
-// discoveryOptions wires discovery to the environment: hooks are asked
-// their event in the environment every hook gets (proc.Environ), with
-// QUIVER_PROJECT_DIR; QUIVER_TRUST_ALL=1 trusts all.
+// discoveryOptions wires discovery to the environment
+// (discovery.OptionsFor), warning of a bad QUIVER_QUERY_TIMEOUT.
 func (a *App) discoveryOptions(layout plugins.Layout) discovery.Options {
-	return discovery.Options{
-		Layout:       layout,
-		Env:          []string{"QUIVER_PROJECT_DIR=" + layout.ProjectDir},
-		TrustAll:     a.Getenv("QUIVER_TRUST_ALL") == "1",
-		QueryTimeout: a.queryTimeout(),
+	o, err := discovery.OptionsFor(layout, a.Getenv)
+	if err != nil {
+		a.warnf("quiver: %v", err)
 	}
+	return o
 }
 
-// queryTimeout is how long a hook may take to answer `hook` (its event):
-// QUIVER_QUERY_TIMEOUT, a Go duration from 1ms to 1h, else 5 s. A slow
-// interpreter (a pyenv shim on a busy machine) may need more; tests of
-// hooks that never answer need less.
+// queryTimeout is discovery.QueryTimeout, warning of a bad value.
 func (a *App) queryTimeout() time.Duration {
-	v := a.Getenv("QUIVER_QUERY_TIMEOUT")
-	if v == "" {
-		return discovery.DefaultQueryTimeout
-	}
-	d, err := timeouts.Parse(v)
+	d, err := discovery.QueryTimeout(a.Getenv)
 	if err != nil {
-		a.warnf("quiver: QUIVER_QUERY_TIMEOUT %v; using %s", err, discovery.DefaultQueryTimeout)
-		return discovery.DefaultQueryTimeout
+		a.warnf("quiver: %v", err)
 	}
 	return d
 }

@@ -58,6 +58,16 @@ type Installer struct {
 	OnRecover func(msg string)
 }
 
+// NewInstaller is the Installer of l's scope global (Layout.Scope), which
+// knows l's other scope, if there is one.
+func NewInstaller(l Layout, global bool) *Installer {
+	in := &Installer{Scope: l.Scope(global)}
+	if other, ok := l.Other(in.Scope); ok {
+		in.Other = &other
+	}
+	return in
+}
+
 // AddRequest is one plugin to install.
 type AddRequest struct {
 	Spec  Spec
