@@ -71,18 +71,10 @@ func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) err
 	if err != nil {
 		return &usageError{err: err, cmd: cmd}
 	}
-	in := a.installer(layout, o.Global)
-	var got string
-	var entry plugins.MarketplaceEntry
-	err = a.keepChange(layout, o.Global, discovery.MarketplaceAdded(layout, func() (_ string, err error) {
-		got, entry, err = in.AddMarketplace(cmd.Context(), spec, marketplace.Namer(o.Name), o.Force)
-		return got, err
-	}))
+	added, err := a.changes(layout, o.Global).AddMarketplace(cmd.Context(), spec, o.Name, o.Force)
 	if err != nil {
 		return fmt.Errorf("add marketplace %s: %w", plugins.Redact(o.Spec), err)
 	}
-	m, _ := marketplace.ReadDir(in.Scope.MarketplaceDir(got))
-	added := marketplace.ListingOf(got, in.Scope, entry, m)
 	if o.JSON {
 		return writeJSON(a.Stdout, added)
 	}
@@ -125,18 +117,7 @@ update for those.`,
 			if err != nil {
 				return err
 			}
-			in := a.installer(layout, global)
-			names := args
-			if len(names) == 0 {
-				if names, err = marketplace.Names(in.Scope); err != nil {
-					return err
-				}
-			}
-			updated := true
-			err = a.keepTrust(layout, global, &discovery.Change{Marketplaces: names}, func() error {
-				updated = marketplace.UpdateAll(cmd.Context(), in, names, a.report)
-				return nil
-			}, nil)
+			updated, err := a.changes(layout, global).UpdateMarketplaces(cmd.Context(), args, a.report)
 			if err != nil {
 				return err
 			}
@@ -161,12 +142,8 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in := a.installer(layout, global)
-			err = a.keepChange(layout, global, discovery.MarketplaceRemoved(layout, args[0], func() error {
-				return in.RemoveMarketplace(cmd.Context(), args[0])
-			}))
-			if err != nil {
-				return marketplace.Elsewhere(err, layout, in.Scope, args[0])
+			if err := a.changes(layout, global).RemoveMarketplace(cmd.Context(), args[0]); err != nil {
+				return err
 			}
 			a.warnf("Removed marketplace %s; the plugins installed from it stay installed", args[0])
 			return nil

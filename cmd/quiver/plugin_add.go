@@ -74,25 +74,19 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err != nil {
 		return usage(cmd, err)
 	}
-	var names, chosen []plugins.Name
-	for _, r := range reqs {
-		names = append(names, r.Name)
-	}
 	added := []discovery.PluginInfo{}
-	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, func() error {
-		return a.installer(layout, o.Global).AddAll(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
-			if err != nil {
-				if len(reqs) > 1 {
-					a.printError(err)
-				}
-				return
+	err = a.changes(layout, o.Global).Add(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
+		if err != nil {
+			if len(reqs) > 1 {
+				a.printError(err)
 			}
-			added, chosen = append(added, discovery.InfoOf(p)), append(chosen, p.Name)
-			if !o.JSON {
-				a.warnf("%s", discovery.Added(p))
-			}
-		})
-	}, func() error { return discovery.ChoosePlugins(layout, chosen) })
+			return
+		}
+		added = append(added, discovery.InfoOf(p))
+		if !o.JSON {
+			a.warnf("%s", discovery.Added(p))
+		}
+	})
 	if err != nil && len(reqs) == 1 {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -53,10 +52,7 @@ exec hands them to the server it starts. KEY= unsets a value.`,
 			if len(set) == 0 {
 				return a.listConfig(p, asJSON)
 			}
-			err = a.keepTrust(layout, global, &discovery.Change{Config: true}, func() error {
-				return plugins.SetUserConfig(p, set)
-			}, nil)
-			if err != nil {
+			if err := a.settings(layout, global).SetConfig(p, set); err != nil {
 				return err
 			}
 			keys := make([]string, 0, len(set))

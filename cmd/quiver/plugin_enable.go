@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/spf13/cobra"
 )
 
@@ -35,23 +34,12 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 			if err != nil {
 				return err
 			}
-			in := a.installer(layout, global)
-			changed := false
-			err = a.keepTrust(layout, global, &discovery.Change{Plugins: names}, func() error {
-				err := in.SetDisabled(cmd.Context(), names, disable)
-				changed = err == nil
-				return err
-			}, func() error {
-				if !changed {
-					return nil
-				}
-				return discovery.ChooseDisabled(layout, names, disable)
-			})
-			if err != nil {
+			c := a.changes(layout, global)
+			if err := c.SetDisabled(cmd.Context(), names, disable); err != nil {
 				return scopeError(err, verb)
 			}
 			for _, n := range names {
-				a.warnf("%s %s %s", did, n, scopeWord(in.Scope.Location))
+				a.warnf("%s %s %s", did, n, scopeWord(c.Installer.Scope.Location))
 			}
 			return nil
 		},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/spf13/cobra"
 )
 
@@ -42,23 +41,12 @@ func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	in := a.installer(layout, o.Global)
-	removed := false
-	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, func() error {
-		err := in.Remove(cmd.Context(), names, o.KeepData)
-		removed = err == nil
-		return err
-	}, func() error {
-		if !removed {
-			return nil
-		}
-		return discovery.Forget(layout, names, nil)
-	})
-	if err != nil {
+	c := a.changes(layout, o.Global)
+	if err := c.Remove(cmd.Context(), names, o.KeepData); err != nil {
 		return scopeError(err, "remove")
 	}
 	for _, n := range names {
-		a.warnf("Removed %s %s", n, scopeWord(in.Scope.Location))
+		a.warnf("Removed %s %s", n, scopeWord(c.Installer.Scope.Location))
 	}
 	return nil
 }

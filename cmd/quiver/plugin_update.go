@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
 )
@@ -94,18 +93,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	in := a.installer(layout, o.Global)
-	var res []plugins.UpdateResult
-	change := func() error {
-		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve})
-		return err
-	}
-	if o.DryRun {
-		err = change()
-	} else {
-		// No names: every plugin may move (update --all).
-		err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, change, nil)
-	}
+	res, err := a.changes(layout, o.Global).Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve})
 	if err != nil {
 		return scopeError(err, "update")
 	}
