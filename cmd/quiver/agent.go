@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -118,17 +119,8 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	if res.Links > 0 {
 		fmt.Fprintf(a.Stdout, "Linked %d skill(s) and recipe(s) into %s\n", res.Links, filepath.Dir(site.Dirs().Skills))
 	}
-	if problem := agents.CommandProblem(o.Command); problem != "" {
-		a.warnf("quiver: warning: %s; the agent will not reach quiver until it is (or use --command PATH)", problem)
-	}
-	for _, m := range res.Missed {
-		a.warnf("quiver: warning: %s: %s", ag.Title, m)
-	}
-	if res.Foreign > 0 {
-		a.warnf("quiver: warning: %s holds %d hook entries quiver did not write (a repository may commit it to pass its hooks as quiver's): review them", site.Config, res.Foreign)
-	}
-	if res.Gate != "" {
-		a.warnf("quiver: warning: %s", res.Gate)
+	for _, w := range res.Warnings(site, o.InstallOptions) {
+		a.warnf("%s", w)
 	}
 	return nil
 }
@@ -146,24 +138,28 @@ created and nothing else uses is deleted.`,
 		Args:              exactArgs(1),
 		ValidArgsFunction: completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, site, err := a.agentSite(cmd, args[0], global)
-			if err != nil {
-				return err
-			}
-			removed, err := w.Remove(cmd.Context(), site)
-			if err != nil {
-				return err
-			}
-			if !removed {
-				fmt.Fprintf(a.Stdout, "%s was not wired in %s\n", site.Agent.Title, visible(site.Config))
-				return nil
-			}
-			fmt.Fprintf(a.Stdout, "Removed quiver from %s (%s)\n", site.Agent.Title, visible(site.Config))
-			return nil
+			return a.runAgentRemove(cmd, args[0], global)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "unwire the agent's user configuration")
 	return cmd
+}
+
+func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error {
+	w, site, err := a.agentSite(cmd, name, global)
+	if err != nil {
+		return err
+	}
+	removed, err := w.Remove(cmd.Context(), site)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		fmt.Fprintf(a.Stdout, "%s was not wired in %s\n", site.Agent.Title, visible(site.Config))
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "Removed quiver from %s (%s)\n", site.Agent.Title, visible(site.Config))
+	return nil
 }
 
 func (a *App) newAgentSyncCmd() *cobra.Command {
@@ -177,13 +173,19 @@ not make (a standalone skill you added by hand).`,
 		Example: "  quiver agent sync",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			return a.wirer(layout).Sync(cmd.Context())
+			return a.runAgentSync(cmd.Context())
 		},
 	}
+}
+
+// runAgentSync re-links the active skills and recipes into every wired
+// agent's folders.
+func (a *App) runAgentSync(ctx context.Context) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	return a.wirer(layout).Sync(ctx)
 }
 
 func (a *App) newAgentListCmd() *cobra.Command {
@@ -195,40 +197,32 @@ func (a *App) newAgentListCmd() *cobra.Command {
 		Example: "  quiver agent list\n  quiver agent list --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			rows, err := a.wirer(layout).Rows()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(a.Stdout, rows)
-			}
-			var table [][]string
-			var gates []string
-			for _, r := range rows {
-				wired := "no"
-				if r.Wired {
-					wired = "yes"
-				}
-				table = append(table, []string{r.Agent, r.Location, r.Config, wired, fmt.Sprint(r.Links)})
-				if r.Gate != "" {
-					gates = append(gates, fmt.Sprintf("%s (%s): %s", r.Agent, r.Location, visible(r.Gate)))
-				}
-			}
-			if err := a.writeTable([]string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}, table); err != nil {
-				return err
-			}
-			if len(gates) > 0 {
-				fmt.Fprintf(a.Stdout, "\n%s\n", strings.Join(gates, "\n"))
-			}
-			return nil
+			return a.runAgentList(asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runAgentList(asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	rows, err := a.wirer(layout).Rows()
+	if err != nil {
+		return err
+	}
+	if err := printList(a, asJSON, rows, "", agents.RowHeader, agents.Row.Cells); err != nil || asJSON {
+		return err
+	}
+	for i, gate := range agents.Gates(rows) {
+		if i == 0 {
+			fmt.Fprintln(a.Stdout)
+		}
+		fmt.Fprintln(a.Stdout, visible(gate))
+	}
+	return nil
 }
 
 func completeAgents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -253,11 +247,7 @@ func (a *App) resyncAfter(root *cobra.Command) {
 			continue
 		}
 		cmd.PostRunE = func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err == nil {
-				err = a.wirer(layout).Sync(cmd.Context())
-			}
-			if err != nil {
+			if err := a.runAgentSync(cmd.Context()); err != nil {
 				a.warnf("quiver: warning: re-linking skills into wired agents: %v", err)
 			}
 			return nil
