@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -14,18 +13,10 @@ import (
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
-// visible makes control characters (terminal escapes, newlines, NUL) and
-// invisible formatting ones (bidi overrides, zero-width spaces) visible as
-// Go escapes, so text from plugins and hooks (names,
-// descriptions, reasons) can never drive the user's terminal. JSON output
-// needs no such care: encoding/json escapes them.
-func visible(s string) string {
-	if strings.IndexFunc(s, safefs.Deceptive) < 0 {
-		return s
-	}
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
-}
+// visible is safefs.Visible: text from plugins and hooks (names,
+// descriptions, reasons) never drives the user's terminal. JSON output
+// needs no such care: encoding/json escapes it.
+var visible = safefs.Visible
 
 // Colors, as gh uses them: red for what failed or refuses, yellow for
 // what needs a look.
