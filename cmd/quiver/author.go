@@ -65,20 +65,6 @@ func dirArg(args []string) string {
 	return "."
 }
 
-// printReport prints findings for humans.
-func (a *App) printReport(r format.Report) {
-	for _, f := range r.Findings {
-		where := f.File
-		if where != "" {
-			where += ": "
-		}
-		fmt.Fprintf(a.Stdout, "%-8s %s%s\n", f.Severity, visible(where), visible(f.Reason))
-		if f.Fix != "" {
-			fmt.Fprintf(a.Stdout, "%-8s fix: %s\n", "", visible(f.Fix))
-		}
-	}
-}
-
 func (a *App) newPluginValidateCmd() *cobra.Command {
 	var asJSON, run bool
 	cmd := &cobra.Command{
@@ -125,7 +111,7 @@ func (a *App) runPluginValidate(cmd *cobra.Command, dir string, asJSON, run bool
 			return err
 		}
 	} else {
-		a.printReport(r)
+		a.printLines(r.Lines())
 	}
 	if r.Errors > 0 {
 		return fmt.Errorf("%s has %d error(s) and %d warning(s)", dir, r.Errors, r.Warnings)

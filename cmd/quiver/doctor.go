@@ -48,7 +48,7 @@ func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
 			return err
 		}
 	} else {
-		a.printReport(r)
+		a.printLines(r.Lines())
 	}
 	if r.Errors+r.Warnings > 0 {
 		return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/spf13/cobra"
@@ -63,31 +62,10 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 			return err
 		}
 	} else {
-		a.printHookTest(rep)
+		a.printLines(rep.Lines())
 	}
 	if rep.Status == hooks.Failed || rep.Status == hooks.TimedOut {
 		return fmt.Errorf("hook %s %s: %s", h.Name, rep.Status, rep.Error)
 	}
 	return nil
-}
-
-func (a *App) printHookTest(r hooks.TestReport) {
-	w := a.Stdout
-	fmt.Fprintf(w, "hook:      %s (%s)\n", visible(r.Name), visible(r.Path))
-	fmt.Fprintf(w, "declares:  %s\n", visible(r.Declares()))
-	fmt.Fprintf(w, "exit code: %d\nduration:  %.1f ms\n", r.ExitCode, r.DurationMS)
-	block := func(label, s string) {
-		s = strings.TrimRight(s, "\n")
-		if s == "" {
-			fmt.Fprintf(w, "%s (empty)\n", label)
-			return
-		}
-		fmt.Fprintf(w, "%s\n", label)
-		for _, line := range strings.Split(s, "\n") {
-			fmt.Fprintf(w, "  %s\n", visible(line))
-		}
-	}
-	block("stdout:", r.Stdout)
-	block("stderr:", r.Stderr)
-	fmt.Fprintf(w, "verdict:   %s\n", visible(r.Verdict()))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -139,6 +140,13 @@ func printList[T any](a *App, asJSON bool, items []T, none string, header []stri
 		rows = append(rows, row(item))
 	}
 	return a.writeTable(header, rows)
+}
+
+// printLines prints lines the domain made for people, as they are.
+func (a *App) printLines(lines []string) {
+	for _, line := range lines {
+		fmt.Fprintln(a.Stdout, line)
+	}
 }
 
 // report prints what a domain loop says of each item: an error as

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -50,9 +48,7 @@ func (a *App) runTrust(o trustOptions) error {
 		return writeJSON(a.Stdout, d.Report())
 	}
 	lines, notice := d.Summary(layout.ProjectDir, o.Revoke)
-	for _, line := range lines {
-		fmt.Fprintln(a.Stdout, line)
-	}
+	a.printLines(lines)
 	if notice != "" {
 		a.warnf("%s", notice)
 	}
