@@ -126,7 +126,7 @@ func (a *App) execute(ctx context.Context, root *cobra.Command) int {
 		return exitFailure
 	}
 	var ue *usageError
-	usage := errors.As(err, &ue) || !a.parsed ||
+	usage := errors.As(err, &ue) || !a.parsed || errors.Is(err, plugins.ErrUsage) ||
 		errors.Is(err, plugins.ErrInvalidName) || errors.Is(err, plugins.ErrInvalidSpec)
 	a.printError(err)
 	if usage {

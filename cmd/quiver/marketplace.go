@@ -56,7 +56,7 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
 func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) error {
 	if o.Name != "" {
 		if err := plugins.ValidMarketplaceName(o.Name); err != nil {
-			return &usageError{err: err, cmd: cmd}
+			return err
 		}
 	}
 	layout, err := a.layout()

@@ -45,7 +45,7 @@ replaces itself with the server.`, kind),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, err := plugins.ParseName(args[0])
 			if err != nil {
-				return usageErrorf(cmd, "%v", err)
+				return err
 			}
 			l, err := a.layout()
 			if err != nil {

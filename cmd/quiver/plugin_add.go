@@ -60,7 +60,7 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
 
 func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err := o.Check(len(o.Specs)); err != nil {
-		return usage(cmd, err)
+		return err
 	}
 	layout, err := a.layout()
 	if err != nil {
@@ -72,7 +72,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	}
 	reqs, err := a.marketplaces(layout, o.Global).Requests(o.Specs, o.AddOptions, wd, func(msg string) { a.warnf("%s", msg) })
 	if err != nil {
-		return usage(cmd, err)
+		return err
 	}
 	added := []discovery.PluginInfo{}
 	err = a.changes(layout, o.Global).Add(cmd.Context(), reqs, func(p plugins.Plugin, err error) {

@@ -28,7 +28,7 @@ exec hands them to the server it starts. KEY= unsets a value.`,
 		Example: "  quiver plugin config acme/search\n  quiver plugin config acme/search region=eu api_token=...\n  quiver plugin config -g acme/search region=",
 		Args:    minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := parseNames(cmd, args[:1])
+			names, err := plugins.ParseNames(args[:1])
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +27,7 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 		Example: fmt.Sprintf("  quiver plugin %s acme/guard\n  quiver plugin %s -g acme/guard", verb, verb),
 		Args:    minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := parseNames(cmd, args)
+			names, err := plugins.ParseNames(args)
 			if err != nil {
 				return err
 			}
@@ -36,7 +37,7 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 			}
 			c := a.changes(layout, global)
 			if err := c.SetDisabled(cmd.Context(), names, disable); err != nil {
-				return scopeError(err, verb)
+				return plugins.ExplainScope(err, verb)
 			}
 			for _, n := range names {
 				a.warnf("%s %s %s", did, n, scopeWord(c.Installer.Scope.Location))

@@ -83,7 +83,7 @@ org@repo). Without -g the project's install is shown, else your home's.`,
 func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	name, err := plugins.ParseName(o.Name)
 	if err != nil {
-		return &usageError{err: err, cmd: cmd}
+		return err
 	}
 	layout, err := a.layout()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
 )
 
@@ -33,7 +34,7 @@ folder and its lock entry go, and so does its data folder unless
 }
 
 func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
-	names, err := parseNames(cmd, o.Names)
+	names, err := plugins.ParseNames(o.Names)
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
 	}
 	c := a.changes(layout, o.Global)
 	if err := c.Remove(cmd.Context(), names, o.KeepData); err != nil {
-		return scopeError(err, "remove")
+		return plugins.ExplainScope(err, "remove")
 	}
 	for _, n := range names {
 		a.warnf("Removed %s %s", n, scopeWord(c.Installer.Scope.Location))

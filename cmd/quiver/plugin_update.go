@@ -83,9 +83,9 @@ was edited is refused (the message lists the changed files) unless
 
 func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if err := plugins.CheckUpdate(len(o.Names), o.All, o.Ref); err != nil {
-		return usage(cmd, err)
+		return err
 	}
-	names, err := parseNames(cmd, o.Names)
+	names, err := plugins.ParseNames(o.Names)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	}
 	res, err := a.changes(layout, o.Global).Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve})
 	if err != nil {
-		return scopeError(err, "update")
+		return plugins.ExplainScope(err, "update")
 	}
 	if len(res) == 1 && res[0].Err != nil && !o.JSON {
 		return res[0].Err

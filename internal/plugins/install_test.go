@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,5 +306,28 @@ func TestFailedFirstAddLeavesNoScope(t *testing.T) {
 	}
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("scope root left behind: %v", err)
+	}
+}
+
+// TestExplainScope: a plugin in the other scope names the -g to give or
+// drop for the command; one not installed points to plugin list; other
+// errors pass as they are.
+func TestExplainScope(t *testing.T) {
+	n := mustName(t, "acme/guard")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&WrongScopeError{Name: n, In: Global}, "plugin acme/guard is installed globally; use -g to remove it"},
+		{&WrongScopeError{Name: n, In: Local}, "plugin acme/guard is installed in the project, not globally; drop -g to remove it"},
+		{fmt.Errorf("plugin acme/guard %w", ErrNotInstalled), "plugin acme/guard " + ErrNotInstalled.Error() + "; see quiver plugin list"},
+		{errors.New("disk full"), "disk full"},
+	} {
+		if got := ExplainScope(c.err, "remove"); got.Error() != c.want {
+			t.Errorf("ExplainScope(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	if !errors.Is(ExplainScope(ErrNotInstalled, "update"), ErrNotInstalled) {
+		t.Error("ExplainScope lost ErrNotInstalled")
 	}
 }
