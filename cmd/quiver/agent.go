@@ -225,32 +225,15 @@ func (a *App) runAgentList(asJSON bool) error {
 	return nil
 }
 
-func completeAgents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// resyncAgents ends each command that changes which skills and recipes
+// are active (plugin add, remove, update, install, enable, disable,
+// config; trust and trust --revoke too: what of a project reaches its
+// agents depends on it, SPEC §16) by re-syncing them into wired agents'
+// folders; a failure there is a warning, since the command itself
+// succeeded.
+func (a *App) resyncAgents(cmd *cobra.Command, args []string) error {
+	if err := a.runAgentSync(cmd.Context()); err != nil {
+		a.warnf("quiver: warning: re-linking skills into wired agents: %v", err)
 	}
-	return agents.Names(), cobra.ShellCompDirectiveNoFileComp
-}
-
-// resyncing lists the commands that change which skills and recipes are
-// active: each ends by re-syncing them into wired agents' folders.
-var resyncing = []string{"plugin add", "plugin remove", "plugin update", "plugin install", "plugin enable", "plugin disable", "plugin config", "trust"}
-
-// resyncAfter makes the resyncing commands end with the agents' sync
-// (trust and trust --revoke too: what of a project reaches its agents
-// depends on it, SPEC §16); a failure there is a warning, since the
-// command itself succeeded.
-func (a *App) resyncAfter(root *cobra.Command) {
-	for _, path := range resyncing {
-		cmd := lookup(root, strings.Fields(path)...)
-		if cmd == nil {
-			continue
-		}
-		cmd.PostRunE = func(cmd *cobra.Command, args []string) error {
-			if err := a.runAgentSync(cmd.Context()); err != nil {
-				a.warnf("quiver: warning: re-linking skills into wired agents: %v", err)
-			}
-			return nil
-		}
-	}
+	return nil
 }

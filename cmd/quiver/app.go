@@ -225,30 +225,7 @@ event.`,
 	// Cobra's completion command is one more tree, which a run that named
 	// another command never reaches.
 	root.CompletionOptions.DisableDefaultCmd = partial
-	a.wireCompletions(root)
-	a.resyncAfter(root)
 	return root
-}
-
-// lookup returns the command at path below root, or nil when this run's
-// tree does not hold it. Unlike root.Find it reads no flags and, for a
-// path that is not there, computes no suggestions.
-func lookup(root *cobra.Command, path ...string) *cobra.Command {
-	c := root
-	for _, name := range path {
-		var next *cobra.Command
-		for _, sub := range c.Commands() {
-			if sub.Name() == name {
-				next = sub
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		c = next
-	}
-	return c
 }
 
 // layout resolves the scopes for this invocation (SPEC §1).

@@ -56,7 +56,8 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 		Example: `  echo '{"tool_name":"bash","tool_input":{"command":"ls"}}' | quiver hook run before_tool_call
   quiver hook run agent_stop --payload payload.json --timeout 5s
   quiver hook run user_message_send --fail-closed --exit-code < msg.json`,
-		Args: exactArgs(1),
+		Args:              exactArgs(1),
+		ValidArgsFunction: completeEvents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Event = args[0]
 			return a.runHookRun(cmd, o)

@@ -31,7 +31,8 @@ current folder. Untrusted project hooks are refused by name: pass the path
 to run one deliberately.`,
 		Example: `  quiver hook test ./hooks/validate-command --event before_tool_call --payload payload.json
   echo '{"message":"hi"}' | quiver hook test acme/guard/check-message --event user_message_send`,
-		Args: exactArgs(1),
+		Args:              exactArgs(1),
+		ValidArgsFunction: a.completeHooks(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Target = args[0]
 			return a.runHookTest(cmd, o)
@@ -43,6 +44,7 @@ to run one deliberately.`,
 	f.StringVar(&o.Timeout, "timeout", "", "time limit, a Go `duration`, 1ms to 1h (default $QUIVER_HOOK_TIMEOUT or 30s)")
 	f.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	cmd.MarkFlagRequired("event")
+	cmd.RegisterFlagCompletionFunc("event", completeEvents)
 	return cmd
 }
 

@@ -112,6 +112,7 @@ func (a *App) newMarketplaceUpdateCmd() *cobra.Command {
 		Long: `Fetch the newest commit of each named marketplace (all of the scope's
 when none is named). Installed plugins do not move: run quiver plugin
 update for those.`,
+		ValidArgsFunction: a.completeMarketplaces(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layout, err := a.layout()
 			if err != nil {
@@ -134,9 +135,10 @@ update for those.`,
 func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 	var global bool
 	cmd := &cobra.Command{
-		Use:   "remove NAME",
-		Short: "Remove a marketplace; plugins installed from it stay",
-		Args:  exactArgs(1),
+		Use:               "remove NAME",
+		Short:             "Remove a marketplace; plugins installed from it stay",
+		Args:              exactArgs(1),
+		ValidArgsFunction: a.completeMarketplaces(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layout, err := a.layout()
 			if err != nil {
@@ -152,9 +154,6 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "remove it from your home")
 	return cmd
 }
-
-// truncate makes a description one line of at most n characters.
-func truncate(s string, n int) string { return marketplace.Truncate(s, n) }
 
 // marketplaces is the Store a command reads marketplaces through: the
 // user's scope only for -g, and a project marketplace whose source no file

@@ -25,8 +25,9 @@ covered by trust like the lock; values the plugin marks sensitive are kept
 only in your home ($QUIVER_HOME/secrets, readable by you alone), never
 printed, never locked and never written into an agent's file: quiver mcp
 exec hands them to the server it starts. KEY= unsets a value.`,
-		Example: "  quiver plugin config acme/search\n  quiver plugin config acme/search region=eu api_token=...\n  quiver plugin config -g acme/search region=",
-		Args:    minArgs(1),
+		Example:  "  quiver plugin config acme/search\n  quiver plugin config acme/search region=eu api_token=...\n  quiver plugin config -g acme/search region=",
+		Args:     minArgs(1),
+		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			names, err := plugins.ParseNames(args[:1])
 			if err != nil {

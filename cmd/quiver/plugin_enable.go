@@ -24,8 +24,10 @@ func (a *App) newPluginEnableCmd(disable bool) *cobra.Command {
 		Long: fmt.Sprintf(`%s plugins: recorded as "disabled" in the lock file, so it is shared with
 the team. A disabled plugin stays installed but contributes no hook, skill
 or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
-		Example: fmt.Sprintf("  quiver plugin %s acme/guard\n  quiver plugin %s -g acme/guard", verb, verb),
-		Args:    minArgs(1),
+		Example:           fmt.Sprintf("  quiver plugin %s acme/guard\n  quiver plugin %s -g acme/guard", verb, verb),
+		Args:              minArgs(1),
+		ValidArgsFunction: a.completePlugins(),
+		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			names, err := plugins.ParseNames(args)
 			if err != nil {

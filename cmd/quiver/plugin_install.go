@@ -21,8 +21,9 @@ are installed, differing ones repaired, matching ones left alone. This is
 how a teammate reproduces a project's plugins after git clone. Plugins not
 in the lock stay (with a warning) unless --prune. One entry that cannot be
 installed does not stop the others; the command then exits 1.`,
-		Example: "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g --prune",
-		Args:    noArgs,
+		Example:  "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g --prune",
+		Args:     noArgs,
+		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layout, err := a.layout()
 			if err != nil {

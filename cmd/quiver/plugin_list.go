@@ -67,8 +67,9 @@ func (a *App) newPluginShowCmd() *cobra.Command {
 		Long: `Show an installed plugin: where it is, its source, ref, commit and content
 hash, and the hooks, skills and recipes it carries. NAME is org/repo (or
 org@repo). Without -g the project's install is shown, else your home's.`,
-		Example: "  quiver plugin show acme/guard\n  quiver plugin show -g acme/guard --json",
-		Args:    exactArgs(1),
+		Example:           "  quiver plugin show acme/guard\n  quiver plugin show -g acme/guard --json",
+		Args:              exactArgs(1),
+		ValidArgsFunction: a.completePlugins(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
 			return a.runPluginShow(cmd, o)

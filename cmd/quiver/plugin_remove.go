@@ -20,8 +20,10 @@ func (a *App) newPluginRemoveCmd() *cobra.Command {
 		Long: `Uninstall plugins from the project or, with -g, from your home: the plugin
 folder and its lock entry go, and so does its data folder unless
 --keep-data. Every name is checked before anything is removed.`,
-		Example: "  quiver plugin remove acme/guard\n  quiver plugin remove -g acme/guard acme/lint --keep-data",
-		Args:    minArgs(1),
+		Example:           "  quiver plugin remove acme/guard\n  quiver plugin remove -g acme/guard acme/lint --keep-data",
+		Args:              minArgs(1),
+		ValidArgsFunction: a.completePlugins(),
+		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
 			return a.runPluginRemove(cmd, o)

@@ -25,6 +25,7 @@ everything. An entry quiver cannot install says why. Install one with
 quiver plugin add PLUGIN@MARKETPLACE.`,
 		Example: `  quiver search review
   quiver search code review --marketplace claude-plugins-official`,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layout, err := a.layout()
 			if err != nil {
@@ -39,6 +40,7 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 		},
 	}
 	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")
+	cmd.RegisterFlagCompletionFunc("marketplace", a.completeMarketplaces(false))
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
 	return cmd
 }

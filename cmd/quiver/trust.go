@@ -24,8 +24,9 @@ until you run quiver trust once more. --revoke forgets the record.
 
 Your own plugin add/remove in a trusted project keeps it trusted.
 QUIVER_TRUST_ALL=1 trusts everything (for CI and containers).`,
-		Example: "  quiver hook list --all   # review what would run\n  quiver trust\n  quiver trust --revoke",
-		Args:    noArgs,
+		Example:  "  quiver hook list --all   # review what would run\n  quiver trust\n  quiver trust --revoke",
+		Args:     noArgs,
+		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTrust(o)
 		},
