@@ -135,7 +135,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 		// cancelled; when a signal then ends the process by force, it
 		// still fails closed.
 		a.lastWords = func(ie interruptedError) int {
-			block := hooks.EmptyResult(o.Event).FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
+			block := hooks.EmptyResult(o.Event).FailClosed(hooks.Unfinished(ie))
 			if !a.printResult(block) {
 				return ie.exitCode()
 			}
