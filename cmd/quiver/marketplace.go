@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -89,19 +90,23 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 		Short: "List the added marketplaces of both scopes",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			out, err := marketplace.List(layout)
-			if err != nil {
-				return err
-			}
-			return printList(a, asJSON, out, "No marketplaces. Add one with quiver marketplace add org/repo.", marketplace.ListingHeader, marketplace.Listing.Row)
+			return a.runMarketplaceList(asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
+}
+
+func (a *App) runMarketplaceList(asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	out, err := marketplace.List(layout)
+	if err != nil {
+		return err
+	}
+	return printList(a, asJSON, out, "No marketplaces. Add one with quiver marketplace add org/repo.", marketplace.ListingHeader, marketplace.Listing.Row)
 }
 
 func (a *App) newMarketplaceUpdateCmd() *cobra.Command {
@@ -114,22 +119,23 @@ when none is named). Installed plugins do not move: run quiver plugin
 update for those.`,
 		ValidArgsFunction: a.completeMarketplaces(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			updated, err := a.changes(layout, global).UpdateMarketplaces(cmd.Context(), args, a.report)
-			if err != nil {
-				return err
-			}
-			if !updated {
-				return errReported
-			}
-			return nil
+			return a.runMarketplaceUpdate(cmd.Context(), args, global)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "update your home's marketplaces")
 	return cmd
+}
+
+func (a *App) runMarketplaceUpdate(ctx context.Context, names []string, global bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	updated, err := a.changes(layout, global).UpdateMarketplaces(ctx, names, a.report)
+	if err == nil && !updated {
+		return errReported
+	}
+	return err
 }
 
 func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
@@ -140,19 +146,23 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeMarketplaces(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			if err := a.changes(layout, global).RemoveMarketplace(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			a.warnf("Removed marketplace %s; the plugins installed from it stay installed", args[0])
-			return nil
+			return a.runMarketplaceRemove(cmd.Context(), args[0], global)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "remove it from your home")
 	return cmd
+}
+
+func (a *App) runMarketplaceRemove(ctx context.Context, name string, global bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	if err := a.changes(layout, global).RemoveMarketplace(ctx, name); err != nil {
+		return err
+	}
+	a.warnf("Removed marketplace %s; the plugins installed from it stay installed", name)
+	return nil
 }
 
 // marketplaces is the Store a command reads marketplaces through: the

@@ -43,24 +43,28 @@ replaces itself with the server.`, kind),
 		Args:    exactArgs(2),
 		Example: example,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := plugins.ParseName(args[0])
-			if err != nil {
-				return err
-			}
-			l, err := a.layout()
-			if err != nil {
-				return err
-			}
-			launch, err := discovery.ServerLaunch(l, global, kind, name, args[1], os.Environ())
-			if err != nil {
-				return err
-			}
-			if err := execServer(launch.Path, launch.Argv, launch.Env); err != nil {
-				return fmt.Errorf("start %s: %w", launch.Path, err)
-			}
-			return nil
+			return a.runServerExec(kind, args[0], args[1], global)
 		},
 	}
 	exec.Flags().BoolVarP(&global, "global", "g", false, "start a server of your own plugins (in your home)")
 	return exec
+}
+
+func (a *App) runServerExec(kind discovery.ServerKind, plugin, server string, global bool) error {
+	name, err := plugins.ParseName(plugin)
+	if err != nil {
+		return err
+	}
+	l, err := a.layout()
+	if err != nil {
+		return err
+	}
+	launch, err := discovery.ServerLaunch(l, global, kind, name, server, os.Environ())
+	if err != nil {
+		return err
+	}
+	if err := execServer(launch.Path, launch.Argv, launch.Env); err != nil {
+		return fmt.Errorf("start %s: %w", launch.Path, err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,44 +30,39 @@ exec hands them to the server it starts. KEY= unsets a value.`,
 		Args:     minArgs(1),
 		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := plugins.ParseNames(args[:1])
-			if err != nil {
-				return err
-			}
-			name := names[0]
-			set := map[string]string{}
-			for _, kv := range args[1:] {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usageErrorf(cmd, "%q is not KEY=VALUE", kv)
-				}
-				set[k] = v
-			}
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			p, err := plugins.ReadPlugin(layout.Scope(global), name)
-			if err != nil {
-				return err
-			}
-			if len(set) == 0 {
-				return a.listConfig(p, asJSON)
-			}
-			if err := a.settings(layout, global).SetConfig(p, set); err != nil {
-				return err
-			}
-			keys := make([]string, 0, len(set))
-			for k := range set {
-				keys = append(keys, k)
-			}
-			a.warnf("Set %s of %s %s", strings.Join(slices.Sorted(slices.Values(keys)), ", "), name, scopeWord(p.Scope.Location))
-			return nil
+			return a.runPluginConfig(args[0], args[1:], global, asJSON)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runPluginConfig(rawName string, settings []string, global, asJSON bool) error {
+	name, err := plugins.ParseName(rawName)
+	if err != nil {
+		return err
+	}
+	set, err := plugins.ParseSettings(settings)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	p, err := plugins.ReadPlugin(layout.Scope(global), name)
+	if err != nil {
+		return err
+	}
+	if len(set) == 0 {
+		return a.listConfig(p, asJSON)
+	}
+	if err := a.settings(layout, global).SetConfig(p, set); err != nil {
+		return err
+	}
+	a.warnf("Set %s of %s %s", strings.Join(slices.Sorted(maps.Keys(set)), ", "), name, scopeWord(p.Scope.Location))
+	return nil
 }
 
 func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,11 +12,9 @@ import (
 // ---- plugin enable / disable ----
 
 func (a *App) newPluginEnableCmd(disable bool) *cobra.Command {
-	verb, did := "enable", "Enabled"
-	short := "Let a disabled plugin contribute its hooks, skills and recipes again"
+	verb, short := "enable", "Let a disabled plugin contribute its hooks, skills and recipes again"
 	if disable {
-		verb, did = "disable", "Disabled"
-		short = "Stop a plugin from contributing any hook, skill or recipe"
+		verb, short = "disable", "Stop a plugin from contributing any hook, skill or recipe"
 	}
 	var global bool
 	cmd := &cobra.Command{
@@ -29,24 +28,32 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 		ValidArgsFunction: a.completePlugins(),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := plugins.ParseNames(args)
-			if err != nil {
-				return err
-			}
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			c := a.changes(layout, global)
-			if err := c.SetDisabled(cmd.Context(), names, disable); err != nil {
-				return plugins.ExplainScope(err, verb)
-			}
-			for _, n := range names {
-				a.warnf("%s %s %s", did, n, scopeWord(c.Installer.Scope.Location))
-			}
-			return nil
+			return a.runPluginEnable(cmd.Context(), args, global, disable)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
 	return cmd
+}
+
+func (a *App) runPluginEnable(ctx context.Context, args []string, global, disable bool) error {
+	verb, did := "enable", "Enabled"
+	if disable {
+		verb, did = "disable", "Disabled"
+	}
+	names, err := plugins.ParseNames(args)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	c := a.changes(layout, global)
+	if err := c.SetDisabled(ctx, names, disable); err != nil {
+		return plugins.ExplainScope(err, verb)
+	}
+	for _, n := range names {
+		a.warnf("%s %s %s", did, n, scopeWord(c.Installer.Scope.Location))
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -25,40 +26,40 @@ installed does not stop the others; the command then exits 1.`,
 		Args:     noArgs,
 		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			in := a.installer(layout, global)
-			// Never keepTrust: the lock file came with the repository, so
-			// what it names is the repository's choice, not the user's
-			// (SPEC §9). Its hooks stay untrusted until quiver trust.
-			res, err := in.Sync(cmd.Context(), prune)
-			if err != nil {
-				return err
-			}
-			failed := false
-			for _, r := range res {
-				if r.Status == "failed" {
-					a.printError(r.Err)
-					failed = true
-				} else if n := r.Notice(in.Scope); n != "" {
-					a.warnf("%s", n)
-				}
-			}
-			a.warnf("%s", plugins.SyncSummary(res, in.Scope))
-			if n := discovery.UntrustedNotice(layout, in.Scope); n != "" {
-				a.warnf("%s", n)
-			}
-			if failed {
-				return errReported
-			}
-			return nil
+			return a.runPluginInstall(cmd.Context(), global, prune)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "install your home's lock file")
 	cmd.Flags().BoolVar(&prune, "prune", false, "remove installed plugins that are not in the lock file")
 	return cmd
+}
+
+// runPluginInstall never goes through a.changes: the lock file came with
+// the repository, so what it names is the repository's choice, not the
+// user's (SPEC §9). Its hooks stay untrusted until quiver trust.
+func (a *App) runPluginInstall(ctx context.Context, global, prune bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	in := a.installer(layout, global)
+	res, err := in.Sync(ctx, prune)
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, r := range res {
+		a.report(r.Said(in.Scope))
+		failed = failed || r.Failed()
+	}
+	a.warnf("%s", plugins.SyncSummary(res, in.Scope))
+	if n := discovery.UntrustedNotice(layout, in.Scope); n != "" {
+		a.warnf("%s", n)
+	}
+	if failed {
+		return errReported
+	}
+	return nil
 }
 
 // ---- plugin verify ----
@@ -79,26 +80,30 @@ them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 		Example: "  quiver plugin verify\n  quiver plugin verify -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			s := layout.Scope(global)
-			res, err := plugins.Verify(s)
-			if err != nil {
-				return err
-			}
-			if err := printList(a, asJSON, append([]verifyJSON{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
-				return err
-			}
-			if plugins.Drift(res) {
-				return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
-			}
-			a.warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
-			return nil
+			return a.runPluginVerify(global, asJSON)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "verify plugins installed in your home")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runPluginVerify(global, asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	s := layout.Scope(global)
+	res, err := plugins.Verify(s)
+	if err != nil {
+		return err
+	}
+	if err := printList(a, asJSON, append([]verifyJSON{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
+		return err
+	}
+	if plugins.Drift(res) {
+		return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
+	}
+	a.warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
+	return nil
 }

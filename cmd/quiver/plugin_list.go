@@ -23,9 +23,6 @@ first, then by name. -g shows only your home's, --local only the project's.`,
 		Example: "  quiver plugin list\n  quiver plugin list -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Global && o.Local {
-				return usageErrorf(cmd, "-g and --local exclude each other")
-			}
 			return a.runPluginList(o)
 		},
 	}
@@ -37,6 +34,9 @@ first, then by name. -g shows only your home's, --local only the project's.`,
 }
 
 func (a *App) runPluginList(o pluginListOptions) error {
+	if o.Global && o.Local {
+		return plugins.Usagef("-g and --local exclude each other")
+	}
 	layout, err := a.layout()
 	if err != nil {
 		return err

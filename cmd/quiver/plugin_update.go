@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -21,28 +22,31 @@ local. Exits 1 when a remote cannot be asked.`,
 		Example: "  quiver plugin outdated\n  quiver plugin outdated -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			in := a.installer(layout, global)
-			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true, Resolve: a.marketplaces(layout, global).Resolve})
-			if err != nil {
-				return err
-			}
-			out, failed := plugins.OutdatedOf(res, in.Scope.Location)
-			if err := printList(a, asJSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
-				return err
-			}
-			if failed {
-				return errReported
-			}
-			return nil
+			return a.runPluginOutdated(cmd.Context(), global, asJSON)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "check plugins installed in your home")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runPluginOutdated(ctx context.Context, global, asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	in := a.installer(layout, global)
+	out, failed, err := in.Outdated(ctx, a.marketplaces(layout, global).Resolve)
+	if err != nil {
+		return err
+	}
+	if err := printList(a, asJSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
+		return err
+	}
+	if failed {
+		return errReported
+	}
+	return nil
 }
 
 // ---- plugin update ----

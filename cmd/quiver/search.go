@@ -27,20 +27,24 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
   quiver search code review --marketplace claude-plugins-official`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			hits, err := a.marketplaces(layout, false).Search(args, only, func(msg string) { a.warnf("%s", msg) })
-			if err != nil {
-				return err
-			}
-			found := marketplace.Results(layout, hits)
-			return printList(a, asJSON, found, "No plugins match. quiver marketplace list shows what is searched.", marketplace.FoundHeader, marketplace.Found.Row)
+			return a.runSearch(args, only, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")
 	cmd.RegisterFlagCompletionFunc("marketplace", a.completeMarketplaces(false))
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
 	return cmd
+}
+
+func (a *App) runSearch(words []string, only string, asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	hits, err := a.marketplaces(layout, false).Search(words, only, func(msg string) { a.warnf("%s", msg) })
+	if err != nil {
+		return err
+	}
+	found := marketplace.Results(layout, hits)
+	return printList(a, asJSON, found, "No plugins match. quiver marketplace list shows what is searched.", marketplace.FoundHeader, marketplace.Found.Row)
 }

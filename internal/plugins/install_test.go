@@ -331,3 +331,19 @@ func TestExplainScope(t *testing.T) {
 		t.Error("ExplainScope lost ErrNotInstalled")
 	}
 }
+
+// TestInstallerOutdated: plugin outdated asks each locked plugin what
+// update would do and changes nothing: a plain folder is local, even
+// with its folder edited (the check is forced).
+func TestInstallerOutdated(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.in.Scope.PluginDir(f.name), "recipes", "a.md"), []byte("edited"), 0o644)
+	diskBefore, lockBefore := f.state(t)
+	out, failed, err := f.in.Outdated(t.Context(), nil)
+	if err != nil || failed || len(out) != 1 || out[0].Name != "acme/guard" || !out[0].Local || out[0].Location != "local" {
+		t.Fatalf("Outdated = %+v, %v, %v", out, failed, err)
+	}
+	if disk, lock := f.state(t); disk != diskBefore || lock != lockBefore {
+		t.Error("Outdated changed the scope")
+	}
+}

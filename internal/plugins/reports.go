@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -77,6 +78,19 @@ func OutdatedOf(res []UpdateResult, location Location) (out []Outdated, failed b
 	return out, failed
 }
 
+// Outdated is plugin outdated: a dry run of Update over every plugin of
+// the scope, forced (local edits do not hide a newer commit), resolve
+// saying what a marketplace's plugin is now (UpdateOptions.Resolve), as
+// OutdatedOf reports it.
+func (in *Installer) Outdated(ctx context.Context, resolve func(Name, LockEntry) (Spec, string, bool, error)) ([]Outdated, bool, error) {
+	res, err := in.Update(ctx, nil, UpdateOptions{DryRun: true, Force: true, Resolve: resolve})
+	if err != nil {
+		return nil, false, err
+	}
+	out, failed := OutdatedOf(res, in.Scope.Location)
+	return out, failed, nil
+}
+
 // OutdatedHeader heads the rows of Outdated.Row.
 var OutdatedHeader = []string{"NAME", "LOCATION", "REF", "CURRENT", "LATEST"}
 
@@ -118,6 +132,19 @@ func (r SyncResult) Notice(s Scope) string {
 		return capital(r.Status) + " " + r.Name.String()
 	}
 	return ""
+}
+
+// Failed reports whether r's plugin or marketplace could not be
+// installed.
+func (r SyncResult) Failed() bool { return r.Status == "failed" }
+
+// Said is what plugin install says of r in scope s: its failure, else
+// its notice (Notice).
+func (r SyncResult) Said(s Scope) (string, error) {
+	if r.Failed() {
+		return "", r.Err
+	}
+	return r.Notice(s), nil
 }
 
 // SyncSummary is plugin install's last line: how many plugins of scope s

@@ -120,3 +120,21 @@ func TestVerifyRow(t *testing.T) {
 		t.Errorf("Row() = %q", got)
 	}
 }
+
+// TestSyncSaid: a failed install is said as its error, only that; one
+// kept but not pruned is said as its notice, never its error.
+func TestSyncSaid(t *testing.T) {
+	s := NewLayout(t.TempDir(), t.TempDir()).Global
+	n, _ := ParseName("acme/guard")
+	boom := errors.New("install acme/guard: boom")
+	if msg, err := (SyncResult{Name: n, Status: "failed", Err: boom}).Said(s); msg != "" || err != boom {
+		t.Errorf("failed: %q, %v", msg, err)
+	}
+	r := SyncResult{Name: n, Status: "unlocked", Err: errors.New("could not prune")}
+	if msg, err := r.Said(s); err != nil || !strings.HasPrefix(msg, "quiver: acme/guard is installed but not in ") || r.Failed() {
+		t.Errorf("unlocked: %q, %v", msg, err)
+	}
+	if msg, err := (SyncResult{Name: n, Status: "installed"}).Said(s); msg != "Installed acme/guard" || err != nil {
+		t.Errorf("installed: %q, %v", msg, err)
+	}
+}

@@ -193,6 +193,20 @@ func (r ConfigRow) Shown() string {
 	return r.Value
 }
 
+// ParseSettings reads plugin config's KEY=VALUE arguments (KEY= unsets
+// KEY); an argument that is not one is the caller's mistake (ErrUsage).
+func ParseSettings(args []string) (map[string]string, error) {
+	set := map[string]string{}
+	for _, kv := range args {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, Usagef("%q is not KEY=VALUE", kv)
+		}
+		set[k] = v
+	}
+	return set, nil
+}
+
 // ConfigHeader heads the rows of ConfigRow.Row.
 var ConfigHeader = []string{"KEY", "VALUE", "DESCRIPTION"}
 

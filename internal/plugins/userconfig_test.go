@@ -1,6 +1,8 @@
 package plugins
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,5 +41,19 @@ func TestConfigTableRow(t *testing.T) {
 	want := []string{"token", "(set, hidden)", "API token"}
 	if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(ConfigHeader) {
 		t.Errorf("Row() = %q, want %q under %q", got, want, ConfigHeader)
+	}
+}
+
+// TestParseSettings: KEY=VALUE sets, KEY= unsets (an empty value), and
+// anything else is a usage mistake naming the argument.
+func TestParseSettings(t *testing.T) {
+	set, err := ParseSettings([]string{"region=eu", "token=", "url=https://x/?a=b"})
+	if err != nil || len(set) != 3 || set["region"] != "eu" || set["token"] != "" || set["url"] != "https://x/?a=b" {
+		t.Errorf("ParseSettings = %v, %v", set, err)
+	}
+	for _, bad := range []string{"region", "=eu"} {
+		if _, err := ParseSettings([]string{bad}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), strconv.Quote(bad)+" is not KEY=VALUE") {
+			t.Errorf("%q: %v", bad, err)
+		}
 	}
 }
