@@ -158,11 +158,7 @@ func (a *App) runMarketplaceRemove(ctx context.Context, name string, global bool
 	if err != nil {
 		return err
 	}
-	if err := a.changes(layout, global).RemoveMarketplace(ctx, name); err != nil {
-		return err
-	}
-	a.warnf("Removed marketplace %s; the plugins installed from it stay installed", name)
-	return nil
+	return a.changes(layout, global).RemoveMarketplace(ctx, name)
 }
 
 // marketplaces is the Store a command reads marketplaces through: the

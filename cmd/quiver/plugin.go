@@ -47,6 +47,3 @@ func (a *App) fetcher() *plugins.Fetcher {
 	}
 	return f
 }
-
-// scopeWord says where a scope's plugins are: "globally", "in the project".
-func scopeWord(l plugins.Location) string { return l.Where() }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,11 +55,7 @@ func (a *App) runPluginConfig(rawName string, settings []string, global, asJSON 
 	if len(set) == 0 {
 		return a.listConfig(p, asJSON)
 	}
-	if err := a.settings(layout, global).SetConfig(p, set); err != nil {
-		return err
-	}
-	a.warnf("Set %s of %s %s", strings.Join(slices.Sorted(maps.Keys(set)), ", "), name, scopeWord(p.Scope.Location))
-	return nil
+	return a.settings(layout, global).SetConfig(p, set)
 }
 
 func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {

@@ -28,18 +28,14 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 		ValidArgsFunction: a.completePlugins(),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginEnable(cmd.Context(), args, global, disable)
+			return a.runPluginEnable(cmd.Context(), args, global, verb)
 		},
 	}
 	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
 	return cmd
 }
 
-func (a *App) runPluginEnable(ctx context.Context, args []string, global, disable bool) error {
-	verb, did := "enable", "Enabled"
-	if disable {
-		verb, did = "disable", "Disabled"
-	}
+func (a *App) runPluginEnable(ctx context.Context, args []string, global bool, verb string) error {
 	names, err := plugins.ParseNames(args)
 	if err != nil {
 		return err
@@ -48,12 +44,5 @@ func (a *App) runPluginEnable(ctx context.Context, args []string, global, disabl
 	if err != nil {
 		return err
 	}
-	c := a.changes(layout, global)
-	if err := c.SetDisabled(ctx, names, disable); err != nil {
-		return plugins.ExplainScope(err, verb)
-	}
-	for _, n := range names {
-		a.warnf("%s %s %s", did, n, scopeWord(c.Installer.Scope.Location))
-	}
-	return nil
+	return plugins.ExplainScope(a.changes(layout, global).SetDisabled(ctx, names, verb == "disable"), verb)
 }

@@ -44,12 +44,5 @@ func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	c := a.changes(layout, o.Global)
-	if err := c.Remove(cmd.Context(), names, o.KeepData); err != nil {
-		return plugins.ExplainScope(err, "remove")
-	}
-	for _, n := range names {
-		a.warnf("Removed %s %s", n, scopeWord(c.Installer.Scope.Location))
-	}
-	return nil
+	return plugins.ExplainScope(a.changes(layout, o.Global).Remove(cmd.Context(), names, o.KeepData), "remove")
 }

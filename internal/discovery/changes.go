@@ -2,6 +2,10 @@ package discovery
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
@@ -25,8 +29,8 @@ type Changes struct {
 	// Repair finishes what an interrupted command left in the project's
 	// scope (UserChange.Repair).
 	Repair func() error
-	// Notify hears what KeepTrust has to say (Kept.Notices); nil says
-	// nothing.
+	// Notify hears what KeepTrust has to say (Kept.Notices), then what
+	// the change did; nil says nothing.
 	Notify func(string)
 }
 
@@ -35,11 +39,15 @@ func (c *Changes) keep(u UserChange) error {
 	u.Agent, u.Global, u.Repair = c.Agent, c.Global, c.Repair
 	k, err := KeepTrust(c.Layout, u)
 	for _, n := range k.Notices() {
-		if c.Notify != nil {
-			c.Notify(n)
-		}
+		c.notify("%s", n)
 	}
 	return err
+}
+
+func (c *Changes) notify(format string, a ...any) {
+	if c.Notify != nil {
+		c.Notify(fmt.Sprintf(format, a...))
+	}
 }
 
 // onPlugins is a change to the named plugins: do, then, once it worked,
@@ -76,17 +84,32 @@ func (c *Changes) Add(ctx context.Context, reqs []plugins.AddRequest, report fun
 }
 
 // Remove uninstalls names; once it worked, the user's choice of them is
-// forgotten.
+// forgotten, and each is said removed.
 func (c *Changes) Remove(ctx context.Context, names []plugins.Name, keepData bool) error {
-	return c.onPlugins(names, func() error { return c.Installer.Remove(ctx, names, keepData) },
+	err := c.onPlugins(names, func() error { return c.Installer.Remove(ctx, names, keepData) },
 		func() error { return Forget(c.Layout, names, nil) })
+	return c.done(err, names, "Removed")
 }
 
 // SetDisabled disables (or enables) names; once it worked, that is
-// recorded as the user's choice.
+// recorded as the user's choice, and each is said disabled (enabled).
 func (c *Changes) SetDisabled(ctx context.Context, names []plugins.Name, disabled bool) error {
-	return c.onPlugins(names, func() error { return c.Installer.SetDisabled(ctx, names, disabled) },
+	err := c.onPlugins(names, func() error { return c.Installer.SetDisabled(ctx, names, disabled) },
 		func() error { return ChooseDisabled(c.Layout, names, disabled) })
+	if disabled {
+		return c.done(err, names, "Disabled")
+	}
+	return c.done(err, names, "Enabled")
+}
+
+// done says, when a change worked, what it did to each of names.
+func (c *Changes) done(err error, names []plugins.Name, did string) error {
+	if err == nil {
+		for _, n := range names {
+			c.notify("%s %s %s", did, n, c.Installer.Scope.Location.Where())
+		}
+	}
+	return err
 }
 
 // Update moves names (every plugin of the scope when there are none,
@@ -104,9 +127,13 @@ func (c *Changes) Update(ctx context.Context, names []plugins.Name, o plugins.Up
 }
 
 // SetConfig sets (or unsets) values of p's settings
-// (plugins.SetUserConfig).
+// (plugins.SetUserConfig), and says which.
 func (c *Changes) SetConfig(p plugins.Plugin, set map[string]string) error {
-	return c.keep(UserChange{What: &Change{Config: true}, Do: func() error { return plugins.SetUserConfig(p, set) }})
+	err := c.keep(UserChange{What: &Change{Config: true}, Do: func() error { return plugins.SetUserConfig(p, set) }})
+	if err == nil {
+		c.notify("Set %s of %s %s", strings.Join(slices.Sorted(maps.Keys(set)), ", "), p.Name, p.Scope.Location.Where())
+	}
+	return err
 }
 
 // AddMarketplace fetches the marketplace of spec and adds it under its
@@ -145,12 +172,13 @@ func (c *Changes) UpdateMarketplaces(ctx context.Context, names []string, report
 }
 
 // RemoveMarketplace removes marketplace name; once it worked, the user's
-// choice of it is forgotten. A marketplace added in the other scope says
-// so (marketplace.Elsewhere).
+// choice of it is forgotten, and that is said. A marketplace added in the
+// other scope says so (marketplace.Elsewhere).
 func (c *Changes) RemoveMarketplace(ctx context.Context, name string) error {
 	err := c.keep(MarketplaceRemoved(c.Layout, name, func() error { return c.Installer.RemoveMarketplace(ctx, name) }))
 	if err != nil {
 		return marketplace.Elsewhere(err, c.Layout, c.Installer.Scope, name)
 	}
+	c.notify("Removed marketplace %s; the plugins installed from it stay installed", name)
 	return nil
 }
