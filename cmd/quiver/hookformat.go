@@ -35,8 +35,9 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return &usageError{err: err, cmd: cmd}
 	}
-	door := &agents.Door{Agent: ag, Event: o.Event, Env: a.hooksEnv(), Timeout: o.Timeout, PayloadFile: o.PayloadFile, Stdin: a.stdin(),
-		FailClosed: o.FailClosed, Options: agents.Options{AllowRewrites: o.AllowRewrites}, Layout: a.layoutAt}
+	door := &agents.Door{Agent: ag, Input: o.Input, Env: a.hooksEnv(), FailClosed: o.FailClosed,
+		Options: agents.Options{AllowRewrites: o.AllowRewrites}, Layout: a.layoutAt}
+	door.Stdin = a.stdin()
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
 	if door.FailsClosed(call) {
 		a.lastWords = func(ie interruptedError) int {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
-	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // exitBlocked is the exit code of `hook run --exit-code` when blocked.
@@ -24,11 +23,9 @@ type exitCodeError int
 func (e exitCodeError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 type hookRunOptions struct {
-	Event       string
-	PayloadFile string
-	Timeout     string
-	FailClosed  bool
-	ExitCode    bool
+	hooks.Input
+	FailClosed bool
+	ExitCode   bool
 	// Format names the agent whose native input and output are used;
 	// AllowRewrites lets a rewritten input run without asking.
 	Format        string
@@ -103,25 +100,12 @@ func (a *App) stdin() io.Reader {
 	return a.Stdin
 }
 
-// eventInput is what hook run and hook test start from.
-type eventInput struct {
-	timeout time.Duration
-	layout  plugins.Layout
-	payload hooks.Payload
-}
-
-// readEventInput resolves the timeout, the scopes, and the event's payload.
-func (a *App) readEventInput(cmd *cobra.Command, event, payloadFile, timeoutFlag string) (eventInput, error) {
-	var in eventInput
-	var err error
-	if in.timeout, err = a.hookTimeout(cmd, timeoutFlag); err != nil {
-		return in, err
-	}
-	if in.layout, err = a.layout(); err != nil {
-		return in, err
-	}
-	in.payload, err = hooks.ReadEvent(event, payloadFile, a.stdin(), in.layout.ProjectDir)
-	return in, usageIf(cmd, err, hooks.ErrUnknownEvent, hooks.ErrEventMismatch)
+// readEvent is what hook run and hook test start from (hooks.Env.Read),
+// a mistake in the input a usage error.
+func (a *App) readEvent(cmd *cobra.Command, in hooks.Input) (hooks.Request, error) {
+	in.Stdin = a.stdin()
+	r, err := a.hooksEnv().Read(in, a.layout)
+	return r, usageIf(cmd, err, hooks.ErrTimeoutFlag, hooks.ErrUnknownEvent, hooks.ErrEventMismatch)
 }
 
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
@@ -145,11 +129,11 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 			return 0
 		}
 	}
-	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
+	in, err := a.readEvent(cmd, o.Input)
 	if err != nil {
 		return err
 	}
-	res, err := a.hooksEnv().Runner(a.discoveryOptions(in.layout)).Run(cmd.Context(), o.Event, in.payload, failClosed, in.timeout)
+	res, err := a.hooksEnv().Runner(a.discoveryOptions(in.Layout)).Run(cmd.Context(), o.Event, in.Payload, failClosed, in.Timeout)
 	if err != nil {
 		return err
 	}

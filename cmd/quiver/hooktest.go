@@ -10,11 +10,9 @@ import (
 // ---- hook test ----
 
 type hookTestOptions struct {
-	Target      string
-	Event       string
-	PayloadFile string
-	Timeout     string
-	JSON        bool
+	Target string
+	hooks.Input
+	JSON bool
 }
 
 func (a *App) newHookTestCmd() *cobra.Command {
@@ -49,16 +47,16 @@ to run one deliberately.`,
 }
 
 func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
-	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
+	in, err := a.readEvent(cmd, o.Input)
 	if err != nil {
 		return err
 	}
-	h, err := hooks.FindHook(cmd.Context(), a.discoveryOptions(in.layout), o.Target)
+	h, err := hooks.FindHook(cmd.Context(), a.discoveryOptions(in.Layout), o.Target)
 	if err != nil {
 		return err
 	}
-	ex := &hooks.Executor{ProjectDir: in.layout.ProjectDir, Timeout: in.timeout}
-	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.payload, a.queryTimeout())
+	ex := &hooks.Executor{ProjectDir: in.Layout.ProjectDir, Timeout: in.Timeout}
+	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, a.queryTimeout())
 	if o.JSON {
 		if err := writeJSON(a.Stdout, rep); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
@@ -16,14 +15,11 @@ import (
 // the Runner every door uses, the agent's own output and exit code out.
 type Door struct {
 	Agent *Agent
-	// Event is the event as the agent's command names it (its own name
-	// for it, or quiver's).
-	Event string
-	Env   hooks.Env
-	// Timeout is the --timeout flag (Env.Timeout); PayloadFile the
-	// --payload file, else the input is read from Stdin (nil: none).
-	Timeout, PayloadFile string
-	Stdin                io.Reader
+	// Input's Event is the event as the agent's command names it (its
+	// own name for it, or quiver's); the agent's input is read from the
+	// payload file, else Stdin.
+	hooks.Input
+	Env hooks.Env
 	// FailClosed is --fail-closed (or QUIVER_FAIL_CLOSED=1): then, on a
 	// blocking event, quiver's own failure (a bad input, no home, an
 	// unreadable scope) is a deny too, never "proceed".

@@ -19,7 +19,7 @@ func door(t *testing.T, event, input string, vars map[string]string, warned *[]s
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Door{Agent: Claude, Event: event, Stdin: strings.NewReader(input),
+	d := &Door{Agent: Claude, Input: hooks.Input{Event: event, Stdin: strings.NewReader(input)},
 		Env: hooks.Env{Getenv: func(k string) string { return vars[k] }, Warn: func(m string) { *warned = append(*warned, m) }},
 		Layout: func(root string) (plugins.Layout, error) {
 			if root != "" {
