@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -110,15 +109,7 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 		_, err := a.Stdout.Write(res.Data)
 		return err
 	}
-	ag := site.Agent
-	verb := "Wired"
-	if !res.Changed {
-		verb = "Already wired:"
-	}
-	fmt.Fprintf(a.Stdout, "%s %s (%s): %d events call %s\n", verb, ag.Title, visible(site.Config), len(ag.Events), visible(ag.Command(o.Command, agents.Event{Quiver: "EVENT"}, o.AllowRewrites)))
-	if res.Links > 0 {
-		fmt.Fprintf(a.Stdout, "Linked %d skill(s) and recipe(s) into %s\n", res.Links, filepath.Dir(site.Dirs().Skills))
-	}
+	a.printLines(res.Lines(site, o.InstallOptions))
 	for _, w := range res.Warnings(site, o.InstallOptions) {
 		a.warnf("%s", w)
 	}

@@ -106,5 +106,3 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	}
 	return nil
 }
-
-// ---- plugin remove ----

@@ -141,6 +141,14 @@ func (l Layout) Scopes() []Scope {
 	return []Scope{*l.Local, l.Global}
 }
 
+// Roots names the scopes' roots, the project's first: "ROOT and ROOT".
+func (l Layout) Roots() string {
+	if l.Local == nil {
+		return l.Global.Root
+	}
+	return l.Local.Root + " and " + l.Global.Root
+}
+
 // Scope returns the scope a command acts on: the global one when global is
 // set or when there is no separate local scope.
 func (l Layout) Scope(global bool) Scope {

@@ -82,3 +82,14 @@ func TestNewFetcherCredentials(t *testing.T) {
 		t.Errorf("a broken git configuration: %v, %v", f, err)
 	}
 }
+
+// TestLayoutRoots: doctor names the project's root, then the home's; a
+// project that is the home has one.
+func TestLayoutRoots(t *testing.T) {
+	if got := NewLayout("/p", "/h/.quiver").Roots(); got != "/p/.quiver and /h/.quiver" {
+		t.Errorf("Roots() = %q", got)
+	}
+	if got := NewLayout("/h", "/h/.quiver").Roots(); got != "/h/.quiver" {
+		t.Errorf("home as project: Roots() = %q", got)
+	}
+}

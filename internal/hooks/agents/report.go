@@ -2,11 +2,31 @@ package agents
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // What agent install and agent list have to tell the person; the
 // terminal prints it.
+
+// Lines are what agent install says once it wired site with o: that the
+// agent's events call quiver, and how many skills and recipes it linked
+// where; the configuration's path and the command are made visible.
+func (res Installed) Lines(site Site, o InstallOptions) []string {
+	verb := "Wired"
+	if !res.Changed {
+		verb = "Already wired:"
+	}
+	ag := site.Agent
+	out := []string{fmt.Sprintf("%s %s (%s): %d events call %s", verb, ag.Title, safefs.Visible(site.Config), len(ag.Events),
+		safefs.Visible(ag.Command(o.Command, Event{Quiver: "EVENT"}, o.AllowRewrites)))}
+	if res.Links > 0 {
+		out = append(out, fmt.Sprintf("Linked %d skill(s) and recipe(s) into %s", res.Links, filepath.Dir(site.Dirs().Skills)))
+	}
+	return out
+}
 
 // Warnings are what agent install warns of once it wired site with o: a
 // command the agent cannot run, what of the plugins did not reach the

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,5 +49,21 @@ func TestRowCellsAndGates(t *testing.T) {
 	}
 	if got := Gates(rows); !slices.Equal(got, []string{"codex (local): trust the project in Codex"}) {
 		t.Errorf("gates %q", got)
+	}
+}
+
+// TestInstalledLines: install says whether it wired the agent or found it
+// wired, which command each event calls, and where it linked skills.
+func TestInstalledLines(t *testing.T) {
+	w := newWirer(t)
+	site := w.Site(Claude, false)
+	o := InstallOptions{Command: "quiver"}
+	got := Installed{Changed: true, Links: 2}.Lines(site, o)
+	want := fmt.Sprintf("Wired Claude Code (%s): %d events call %s", site.Config, len(Claude.Events), Claude.Command("quiver", Event{Quiver: "EVENT"}, false))
+	if len(got) != 2 || got[0] != want || got[1] != "Linked 2 skill(s) and recipe(s) into "+filepath.Dir(site.Dirs().Skills) {
+		t.Errorf("lines %q, want first %q", got, want)
+	}
+	if got := (Installed{}).Lines(site, o); len(got) != 1 || !strings.HasPrefix(got[0], "Already wired: Claude Code (") {
+		t.Errorf("unchanged: %q", got)
 	}
 }
