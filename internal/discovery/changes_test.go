@@ -103,7 +103,7 @@ func TestChangesInAnAgentSession(t *testing.T) {
 	if err := c.Add(t.Context(), []plugins.AddRequest{tr.plainPlugin("acme/guard")}, func(plugins.Plugin, error) {}); err != nil {
 		t.Fatal(err)
 	}
-	if !plugins.Installed(*tr.layout.Local, mustName(t, "acme/guard")) {
+	if n, _ := plugins.ParseName("acme/guard"); !plugins.Installed(*tr.layout.Local, n) {
 		t.Error("the plugin was not added")
 	}
 	if ch, _ := readChoices(tr.layout); len(ch.Plugins) != 0 {
@@ -124,7 +124,8 @@ func TestChangesFailedRemoveForgetsNothing(t *testing.T) {
 	if err := c.Add(t.Context(), []plugins.AddRequest{req}, func(plugins.Plugin, error) {}); err != nil {
 		t.Fatal(err)
 	}
-	err := c.Remove(t.Context(), []plugins.Name{req.Name, mustName(t, "acme/none")}, false)
+	none, _ := plugins.ParseName("acme/none")
+	err := c.Remove(t.Context(), []plugins.Name{req.Name, none}, false)
 	if err == nil {
 		t.Fatal("removing a plugin that is not installed worked")
 	}
@@ -152,13 +153,4 @@ func TestChangesDryRunUpdate(t *testing.T) {
 	if len(said) != 0 {
 		t.Errorf("said %q", said)
 	}
-}
-
-func mustName(t *testing.T, s string) plugins.Name {
-	t.Helper()
-	n, err := plugins.ParseName(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
