@@ -145,11 +145,7 @@ func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error
 	if err != nil {
 		return err
 	}
-	if !removed {
-		fmt.Fprintf(a.Stdout, "%s was not wired in %s\n", site.Agent.Title, visible(site.Config))
-		return nil
-	}
-	fmt.Fprintf(a.Stdout, "Removed quiver from %s (%s)\n", site.Agent.Title, visible(site.Config))
+	fmt.Fprintln(a.Stdout, agents.Removed(site, removed))
 	return nil
 }
 

@@ -54,13 +54,9 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 	if err != nil {
 		return err
 	}
-	out := discovery.HookEntries(hs, o.All)
-	if n := hs.UntrustedCount(); n > 0 && !o.All {
-		a.warnf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)
+	skipped, none := hs.ListNotices(o.All)
+	if skipped != "" {
+		a.warnf("%s", skipped)
 	}
-	none := "No hooks. Install a plugin with quiver plugin add, or put executables in .quiver/hooks/."
-	if hs.UntrustedCount() > 0 {
-		none = ""
-	}
-	return printList(a, o.JSON, out, none, discovery.HookHeader(o.All), func(h discovery.HookEntry) []string { return h.Row(o.All) })
+	return printList(a, o.JSON, discovery.HookEntries(hs, o.All), none, discovery.HookHeader(o.All), func(h discovery.HookEntry) []string { return h.Row(o.All) })
 }

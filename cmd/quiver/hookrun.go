@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -73,12 +72,6 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 // hooksEnv is the process's environment as every hook door reads it.
 func (a *App) hooksEnv() hooks.Env {
 	return hooks.Env{Getenv: a.Getenv, Warn: func(msg string) { a.warnf("%s", msg) }}
-}
-
-// hookTimeout is hooks.Env.Timeout, a bad flag a usage error.
-func (a *App) hookTimeout(cmd *cobra.Command, flag string) (time.Duration, error) {
-	d, err := a.hooksEnv().Timeout(flag)
-	return d, usageIf(cmd, err, hooks.ErrTimeoutFlag)
 }
 
 // usageIf makes err a usage error of cmd when it is one of mistakes.

@@ -68,9 +68,9 @@ func (a *App) newHookServer(layout plugins.Layout, timeout time.Duration, failCl
 }
 
 func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
-	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	timeout, err := a.hooksEnv().Timeout(o.Timeout)
 	if err != nil {
-		return err
+		return usageIf(cmd, err, hooks.ErrTimeoutFlag)
 	}
 	layout, err := a.layout()
 	if err != nil {

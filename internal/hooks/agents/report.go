@@ -49,6 +49,15 @@ func (res Installed) Warnings(site Site, o InstallOptions) []string {
 	return out
 }
 
+// Removed is what agent remove says of site: that quiver was removed,
+// or was not wired there.
+func Removed(site Site, removed bool) string {
+	if !removed {
+		return fmt.Sprintf("%s was not wired in %s", site.Agent.Title, safefs.Visible(site.Config))
+	}
+	return fmt.Sprintf("Removed quiver from %s (%s)", site.Agent.Title, safefs.Visible(site.Config))
+}
+
 // RowHeader heads the rows of Row.Cells.
 var RowHeader = []string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}
 

@@ -67,3 +67,15 @@ func TestInstalledLines(t *testing.T) {
 		t.Errorf("unchanged: %q", got)
 	}
 }
+
+// TestRemoved: agent remove says it removed quiver, or that it was not
+// wired, naming the configuration.
+func TestRemoved(t *testing.T) {
+	site := newWirer(t).Site(Gemini, true)
+	if got := Removed(site, true); got != "Removed quiver from Gemini CLI ("+site.Config+")" {
+		t.Errorf("removed: %q", got)
+	}
+	if got := Removed(site, false); got != "Gemini CLI was not wired in "+site.Config {
+		t.Errorf("not wired: %q", got)
+	}
+}
