@@ -116,8 +116,13 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	return nil
 }
 
+type agentRemoveOptions struct {
+	Agent  string
+	Global bool
+}
+
 func (a *App) newAgentRemoveCmd() *cobra.Command {
-	var global bool
+	var o agentRemoveOptions
 	cmd := &cobra.Command{
 		Use:   "remove AGENT",
 		Short: "Stop an agent from calling quiver",
@@ -129,15 +134,16 @@ created and nothing else uses is deleted.`,
 		Args:              exactArgs(1),
 		ValidArgsFunction: completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runAgentRemove(cmd, args[0], global)
+			o.Agent = args[0]
+			return a.runAgentRemove(cmd, o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "unwire the agent's user configuration")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "unwire the agent's user configuration")
 	return cmd
 }
 
-func (a *App) runAgentRemove(cmd *cobra.Command, name string, global bool) error {
-	w, site, err := a.agentSite(cmd, name, global)
+func (a *App) runAgentRemove(cmd *cobra.Command, o agentRemoveOptions) error {
+	w, site, err := a.agentSite(cmd, o.Agent, o.Global)
 	if err != nil {
 		return err
 	}

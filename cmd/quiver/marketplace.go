@@ -109,8 +109,13 @@ func (a *App) runMarketplaceList(asJSON bool) error {
 	return printList(a, asJSON, out, "No marketplaces. Add one with quiver marketplace add org/repo.", marketplace.ListingHeader, marketplace.Listing.Row)
 }
 
+type marketplaceUpdateOptions struct {
+	Names  []string
+	Global bool
+}
+
 func (a *App) newMarketplaceUpdateCmd() *cobra.Command {
-	var global bool
+	var o marketplaceUpdateOptions
 	cmd := &cobra.Command{
 		Use:   "update [NAME...]",
 		Short: "Move marketplaces to the newest commit",
@@ -119,46 +124,53 @@ when none is named). Installed plugins do not move: run quiver plugin
 update for those.`,
 		ValidArgsFunction: a.completeMarketplaces(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runMarketplaceUpdate(cmd.Context(), args, global)
+			o.Names = args
+			return a.runMarketplaceUpdate(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "update your home's marketplaces")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "update your home's marketplaces")
 	return cmd
 }
 
-func (a *App) runMarketplaceUpdate(ctx context.Context, names []string, global bool) error {
+func (a *App) runMarketplaceUpdate(ctx context.Context, o marketplaceUpdateOptions) error {
 	layout, err := a.layout()
 	if err != nil {
 		return err
 	}
-	updated, err := a.changes(layout, global).UpdateMarketplaces(ctx, names, a.report)
+	updated, err := a.changes(layout, o.Global).UpdateMarketplaces(ctx, o.Names, a.report)
 	if err == nil && !updated {
 		return errReported
 	}
 	return err
 }
 
+type marketplaceRemoveOptions struct {
+	Name   string
+	Global bool
+}
+
 func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
-	var global bool
+	var o marketplaceRemoveOptions
 	cmd := &cobra.Command{
 		Use:               "remove NAME",
 		Short:             "Remove a marketplace; plugins installed from it stay",
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeMarketplaces(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runMarketplaceRemove(cmd.Context(), args[0], global)
+			o.Name = args[0]
+			return a.runMarketplaceRemove(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "remove it from your home")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "remove it from your home")
 	return cmd
 }
 
-func (a *App) runMarketplaceRemove(ctx context.Context, name string, global bool) error {
+func (a *App) runMarketplaceRemove(ctx context.Context, o marketplaceRemoveOptions) error {
 	layout, err := a.layout()
 	if err != nil {
 		return err
 	}
-	return a.changes(layout, global).RemoveMarketplace(ctx, name)
+	return a.changes(layout, o.Global).RemoveMarketplace(ctx, o.Name)
 }
 
 // marketplaces is the Store a command reads marketplaces through: the

@@ -28,7 +28,7 @@ func (a *App) newMCPCmd() *cobra.Command {
 // quiver writes into an agent's configuration for a project plugin's
 // server (SPEC §16).
 func (a *App) newServerExecCmd(kind discovery.ServerKind, example string) *cobra.Command {
-	var global bool
+	o := serverExecOptions{Kind: kind}
 	exec := &cobra.Command{
 		Use:   "exec PLUGIN SERVER",
 		Short: fmt.Sprintf("Start a plugin's %s server after checking trust (what agents' configurations call)", kind),
@@ -43,15 +43,22 @@ replaces itself with the server.`, kind),
 		Args:    exactArgs(2),
 		Example: example,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runServerExec(kind, args[0], args[1], global)
+			o.Plugin, o.Server = args[0], args[1]
+			return a.runServerExec(o)
 		},
 	}
-	exec.Flags().BoolVarP(&global, "global", "g", false, "start a server of your own plugins (in your home)")
+	exec.Flags().BoolVarP(&o.Global, "global", "g", false, "start a server of your own plugins (in your home)")
 	return exec
 }
 
-func (a *App) runServerExec(kind discovery.ServerKind, plugin, server string, global bool) error {
-	name, err := plugins.ParseName(plugin)
+type serverExecOptions struct {
+	Kind           discovery.ServerKind
+	Plugin, Server string
+	Global         bool
+}
+
+func (a *App) runServerExec(o serverExecOptions) error {
+	name, err := plugins.ParseName(o.Plugin)
 	if err != nil {
 		return err
 	}
@@ -59,7 +66,7 @@ func (a *App) runServerExec(kind discovery.ServerKind, plugin, server string, gl
 	if err != nil {
 		return err
 	}
-	launch, err := discovery.ServerLaunch(l, global, kind, name, server, os.Environ())
+	launch, err := discovery.ServerLaunch(l, o.Global, o.Kind, name, o.Server, os.Environ())
 	if err != nil {
 		return err
 	}

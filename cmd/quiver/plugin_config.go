@@ -10,8 +10,14 @@ import (
 
 // ---- plugin config ----
 
+type pluginConfigOptions struct {
+	Name         string
+	Set          []string
+	Global, JSON bool
+}
+
 func (a *App) newPluginConfigCmd() *cobra.Command {
-	var global, asJSON bool
+	var o pluginConfigOptions
 	cmd := &cobra.Command{
 		Use:   "config NAME [KEY=VALUE...]",
 		Short: "List or set a plugin's settings (its userConfig)",
@@ -27,20 +33,21 @@ exec hands them to the server it starts. KEY= unsets a value.`,
 		Args:     minArgs(1),
 		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginConfig(args[0], args[1:], global, asJSON)
+			o.Name, o.Set = args[0], args[1:]
+			return a.runPluginConfig(o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "act on your home's plugins")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-func (a *App) runPluginConfig(rawName string, settings []string, global, asJSON bool) error {
-	name, err := plugins.ParseName(rawName)
+func (a *App) runPluginConfig(o pluginConfigOptions) error {
+	name, err := plugins.ParseName(o.Name)
 	if err != nil {
 		return err
 	}
-	set, err := plugins.ParseSettings(settings)
+	set, err := plugins.ParseSettings(o.Set)
 	if err != nil {
 		return err
 	}
@@ -48,14 +55,14 @@ func (a *App) runPluginConfig(rawName string, settings []string, global, asJSON 
 	if err != nil {
 		return err
 	}
-	p, err := plugins.ReadPlugin(layout.Scope(global), name)
+	p, err := plugins.ReadPlugin(layout.Scope(o.Global), name)
 	if err != nil {
 		return err
 	}
 	if len(set) == 0 {
-		return a.listConfig(p, asJSON)
+		return a.listConfig(p, o.JSON)
 	}
-	return a.settings(layout, global).SetConfig(p, set)
+	return a.settings(layout, o.Global).SetConfig(p, set)
 }
 
 func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {

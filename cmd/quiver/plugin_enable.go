@@ -11,12 +11,17 @@ import (
 
 // ---- plugin enable / disable ----
 
+type pluginEnableOptions struct {
+	Names           []string
+	Global, Disable bool
+}
+
 func (a *App) newPluginEnableCmd(disable bool) *cobra.Command {
 	verb, short := "enable", "Let a disabled plugin contribute its hooks, skills and recipes again"
 	if disable {
 		verb, short = "disable", "Stop a plugin from contributing any hook, skill or recipe"
 	}
-	var global bool
+	o := pluginEnableOptions{Disable: disable}
 	cmd := &cobra.Command{
 		Use:   verb + " NAME...",
 		Short: short,
@@ -28,15 +33,16 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 		ValidArgsFunction: a.completePlugins(),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginEnable(cmd.Context(), args, global, verb)
+			o.Names = args
+			return a.runPluginEnable(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "act on your home's plugins")
 	return cmd
 }
 
-func (a *App) runPluginEnable(ctx context.Context, args []string, global bool, verb string) error {
-	names, err := plugins.ParseNames(args)
+func (a *App) runPluginEnable(ctx context.Context, o pluginEnableOptions) error {
+	names, err := plugins.ParseNames(o.Names)
 	if err != nil {
 		return err
 	}
@@ -44,5 +50,9 @@ func (a *App) runPluginEnable(ctx context.Context, args []string, global bool, v
 	if err != nil {
 		return err
 	}
-	return plugins.ExplainScope(a.changes(layout, global).SetDisabled(ctx, names, verb == "disable"), verb)
+	verb := "enable"
+	if o.Disable {
+		verb = "disable"
+	}
+	return plugins.ExplainScope(a.changes(layout, o.Global).SetDisabled(ctx, names, o.Disable), verb)
 }

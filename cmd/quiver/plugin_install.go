@@ -11,8 +11,10 @@ import (
 
 // ---- plugin install ----
 
+type pluginInstallOptions struct{ Global, Prune bool }
+
 func (a *App) newPluginInstallCmd() *cobra.Command {
-	var global, prune bool
+	var o pluginInstallOptions
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Make the installed plugins match quiver.lock exactly",
@@ -26,24 +28,24 @@ installed does not stop the others; the command then exits 1.`,
 		Args:     noArgs,
 		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginInstall(cmd.Context(), global, prune)
+			return a.runPluginInstall(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "install your home's lock file")
-	cmd.Flags().BoolVar(&prune, "prune", false, "remove installed plugins that are not in the lock file")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "install your home's lock file")
+	cmd.Flags().BoolVar(&o.Prune, "prune", false, "remove installed plugins that are not in the lock file")
 	return cmd
 }
 
 // runPluginInstall never goes through a.changes: the lock file came with
 // the repository, so what it names is the repository's choice, not the
 // user's (SPEC §9). Its hooks stay untrusted until quiver trust.
-func (a *App) runPluginInstall(ctx context.Context, global, prune bool) error {
+func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) error {
 	layout, err := a.layout()
 	if err != nil {
 		return err
 	}
-	in := a.installer(layout, global)
-	res, err := in.Sync(ctx, prune)
+	in := a.installer(layout, o.Global)
+	res, err := in.Sync(ctx, o.Prune)
 	if err != nil {
 		return err
 	}
@@ -67,8 +69,10 @@ func (a *App) runPluginInstall(ctx context.Context, global, prune bool) error {
 // verifyJSON is one line of `plugin verify --json`.
 type verifyJSON = plugins.VerifyResult
 
+type pluginVerifyOptions struct{ Global, JSON bool }
+
 func (a *App) newPluginVerifyCmd() *cobra.Command {
-	var global, asJSON bool
+	var o pluginVerifyOptions
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check installed plugins against the content hashes in quiver.lock",
@@ -80,25 +84,25 @@ them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 		Example: "  quiver plugin verify\n  quiver plugin verify -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginVerify(global, asJSON)
+			return a.runPluginVerify(o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "verify plugins installed in your home")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "verify plugins installed in your home")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-func (a *App) runPluginVerify(global, asJSON bool) error {
+func (a *App) runPluginVerify(o pluginVerifyOptions) error {
 	layout, err := a.layout()
 	if err != nil {
 		return err
 	}
-	s := layout.Scope(global)
+	s := layout.Scope(o.Global)
 	res, err := plugins.Verify(s)
 	if err != nil {
 		return err
 	}
-	if err := printList(a, asJSON, append([]verifyJSON{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
+	if err := printList(a, o.JSON, append([]verifyJSON{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
 		return err
 	}
 	if plugins.Drift(res) {

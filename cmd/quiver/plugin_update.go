@@ -10,8 +10,10 @@ import (
 
 // ---- plugin outdated ----
 
+type pluginOutdatedOptions struct{ Global, JSON bool }
+
 func (a *App) newPluginOutdatedCmd() *cobra.Command {
-	var global, asJSON bool
+	var o pluginOutdatedOptions
 	cmd := &cobra.Command{
 		Use:   "outdated",
 		Short: "Show which plugins update would move",
@@ -22,25 +24,25 @@ local. Exits 1 when a remote cannot be asked.`,
 		Example: "  quiver plugin outdated\n  quiver plugin outdated -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginOutdated(cmd.Context(), global, asJSON)
+			return a.runPluginOutdated(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "check plugins installed in your home")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "check plugins installed in your home")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-func (a *App) runPluginOutdated(ctx context.Context, global, asJSON bool) error {
+func (a *App) runPluginOutdated(ctx context.Context, o pluginOutdatedOptions) error {
 	layout, err := a.layout()
 	if err != nil {
 		return err
 	}
-	in := a.installer(layout, global)
-	out, failed, err := in.Outdated(ctx, a.marketplaces(layout, global).Resolve)
+	in := a.installer(layout, o.Global)
+	out, failed, err := in.Outdated(ctx, a.marketplaces(layout, o.Global).Resolve)
 	if err != nil {
 		return err
 	}
-	if err := printList(a, asJSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
+	if err := printList(a, o.JSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
 		return err
 	}
 	if failed {
