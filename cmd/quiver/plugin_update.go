@@ -108,17 +108,14 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if len(res) == 1 && res[0].Err != nil && !o.JSON {
 		return res[0].Err
 	}
-	out := []plugins.UpdateLine{}
-	failed := false
-	for _, r := range res {
-		out, failed = append(out, r.Line()), failed || r.Err != nil
-		if !o.JSON {
-			a.report(r.Describe(), r.Err)
-		}
-	}
+	out, failed := plugins.UpdateLines(res)
 	if o.JSON {
 		if err := writeJSON(a.Stdout, out); err != nil {
 			return err
+		}
+	} else {
+		for _, r := range res {
+			a.report(r.Describe(), r.Err)
 		}
 	}
 	if failed {

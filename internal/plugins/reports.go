@@ -46,6 +46,16 @@ func (r UpdateResult) Line() UpdateLine {
 	return u
 }
 
+// UpdateLines are plugin update --json's lines for res, never nil;
+// failed says some plugin could not be updated.
+func UpdateLines(res []UpdateResult) (out []UpdateLine, failed bool) {
+	out = []UpdateLine{}
+	for _, r := range res {
+		out, failed = append(out, r.Line()), failed || r.Err != nil
+	}
+	return out, failed
+}
+
 // Outdated is one plugin in plugin outdated --json.
 type Outdated struct {
 	Name            string `json:"name"`

@@ -138,3 +138,16 @@ func TestSyncSaid(t *testing.T) {
 		t.Errorf("installed: %q, %v", msg, err)
 	}
 }
+
+// TestUpdateLines: update --json says [] for nothing, and a failure is
+// one failed line among the others.
+func TestUpdateLines(t *testing.T) {
+	if out, failed := UpdateLines(nil); out == nil || len(out) != 0 || failed {
+		t.Errorf("nothing: %#v, %v", out, failed)
+	}
+	n, _ := ParseName("acme/guard")
+	out, failed := UpdateLines([]UpdateResult{{Name: n, Status: UpToDate}, {Name: n, Err: errors.New("boom")}})
+	if !failed || len(out) != 2 || out[0].Status != UpToDate || out[1].Status != "failed" || out[1].Error != "boom" {
+		t.Errorf("lines %+v, failed %v", out, failed)
+	}
+}
