@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
-	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // execServer replaces quiver with a server (a seam for tests).
@@ -58,15 +57,11 @@ type serverExecOptions struct {
 }
 
 func (a *App) runServerExec(o serverExecOptions) error {
-	name, err := plugins.ParseName(o.Plugin)
+	names, l, err := a.namedIn(o.Plugin)
 	if err != nil {
 		return err
 	}
-	l, err := a.layout()
-	if err != nil {
-		return err
-	}
-	launch, err := discovery.ServerLaunch(l, o.Global, o.Kind, name, o.Server, os.Environ())
+	launch, err := discovery.ServerLaunch(l, o.Global, o.Kind, names[0], o.Server, os.Environ())
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,17 @@ func (a *App) newPluginCmd() *cobra.Command {
 // pluginJSON is the shape of a plugin in --json output (SPEC §7).
 type pluginJSON = discovery.PluginInfo
 
+// namedIn parses the plugin names a command was given, before anything
+// else happens, then resolves the scopes it acts in.
+func (a *App) namedIn(raw ...string) ([]plugins.Name, plugins.Layout, error) {
+	names, err := plugins.ParseNames(raw)
+	if err != nil {
+		return nil, plugins.Layout{}, err
+	}
+	layout, err := a.layout()
+	return names, layout, err
+}
+
 // installer builds the installer for the chosen scope, wired to stderr.
 func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
 	in := plugins.NewInstaller(layout, global)

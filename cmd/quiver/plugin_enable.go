@@ -42,11 +42,7 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 }
 
 func (a *App) runPluginEnable(ctx context.Context, o pluginEnableOptions) error {
-	names, err := plugins.ParseNames(o.Names)
-	if err != nil {
-		return err
-	}
-	layout, err := a.layout()
+	names, layout, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}

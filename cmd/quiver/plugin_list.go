@@ -82,15 +82,11 @@ org@repo). Without -g the project's install is shown, else your home's.`,
 }
 
 func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
-	name, err := plugins.ParseName(o.Name)
+	names, layout, err := a.namedIn(o.Name)
 	if err != nil {
 		return err
 	}
-	layout, err := a.layout()
-	if err != nil {
-		return err
-	}
-	p, err := plugins.FindInstalled(layout, name, o.Global)
+	p, err := plugins.FindInstalled(layout, names[0], o.Global)
 	if err != nil {
 		return err
 	}

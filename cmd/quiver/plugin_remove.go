@@ -36,11 +36,7 @@ folder and its lock entry go, and so does its data folder unless
 }
 
 func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
-	names, err := plugins.ParseNames(o.Names)
-	if err != nil {
-		return err
-	}
-	layout, err := a.layout()
+	names, layout, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}

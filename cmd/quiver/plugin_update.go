@@ -93,11 +93,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if err := plugins.CheckUpdate(len(o.Names), o.All, o.Ref); err != nil {
 		return err
 	}
-	names, err := plugins.ParseNames(o.Names)
-	if err != nil {
-		return err
-	}
-	layout, err := a.layout()
+	names, layout, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}
