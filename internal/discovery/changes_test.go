@@ -154,3 +154,41 @@ func TestChangesDryRunUpdate(t *testing.T) {
 		t.Errorf("said %q", said)
 	}
 }
+
+// TestChangesSetConfig: setting a project plugin's settings is the
+// user's own change, which keeps a trusted project trusted and says
+// which keys it set.
+func TestChangesSetConfig(t *testing.T) {
+	tr := newTree(t)
+	src := filepath.Join(t.TempDir(), "src")
+	os.MkdirAll(filepath.Join(src, ".claude-plugin"), 0o755)
+	os.MkdirAll(filepath.Join(src, "commands"), 0o755)
+	os.WriteFile(filepath.Join(src, ".claude-plugin", "plugin.json"), []byte(`{"name":"guard","userConfig":{"region":{"type":"string"},"zone":{"type":"string"}}}`), 0o644)
+	os.WriteFile(filepath.Join(src, "commands", "hello.md"), []byte("hello"), 0o644)
+	spec, err := plugins.ParseSpec(src, "", tr.layout.ProjectDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := plugins.ParseName("acme/guard")
+	var said []string
+	c := tr.changes("", &said)
+	if err := c.Add(t.Context(), []plugins.AddRequest{{Spec: spec, Name: n}}, func(plugins.Plugin, error) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decide(tr.layout, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plugins.ReadPlugin(*tr.layout.Local, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetConfig(p, map[string]string{"zone": "b", "region": "eu"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(said, []string{"Set region, zone of acme/guard in the project"}) {
+		t.Errorf("said %q", said)
+	}
+	if pt, err := ProjectTrust(tr.layout, false); err != nil || !pt.Trusted() {
+		t.Errorf("setting a value untrusted the project (%v)", err)
+	}
+}
