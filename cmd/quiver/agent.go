@@ -1,9 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -68,8 +67,9 @@ quiver added is recorded in .quiver/agents.yaml (~/.quiver with -g).
 
 // wirer is the agents' transaction for this invocation's layout.
 func (a *App) wirer(layout plugins.Layout) *agents.Wirer {
+	home, _ := plugins.Home(a.Getenv)
 	return &agents.Wirer{
-		Layout: layout, Home: a.home(),
+		Layout: layout, Home: home,
 		Docs:   agents.ActiveDocs(a.discoveryOptions(layout)),
 		Warn:   func(msg string) { a.warnf("%s", msg) },
 		Getenv: a.Getenv,
@@ -93,14 +93,6 @@ func (a *App) agentSite(cmd *cobra.Command, name string, global bool) (*agents.W
 	return w, w.Site(ag, global), nil
 }
 
-func (a *App) home() string {
-	if h := a.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
 func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	w, site, err := a.agentSite(cmd, o.Agent, o.Global)
 	if err != nil {
@@ -117,32 +109,20 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 		_, err := a.Stdout.Write(res.Data)
 		return err
 	}
-	ag := site.Agent
-	verb := "Wired"
-	if !res.Changed {
-		verb = "Already wired:"
-	}
-	fmt.Fprintf(a.Stdout, "%s %s (%s): %d events call %s\n", verb, ag.Title, visible(site.Config), len(ag.Events), visible(ag.Command(o.Command, agents.Event{Quiver: "EVENT"}, o.AllowRewrites)))
-	if res.Links > 0 {
-		fmt.Fprintf(a.Stdout, "Linked %d skill(s) and recipe(s) into %s\n", res.Links, filepath.Dir(site.Dirs().Skills))
-	}
-	if problem := agents.CommandProblem(o.Command); problem != "" {
-		a.warnf("quiver: warning: %s; the agent will not reach quiver until it is (or use --command PATH)", problem)
-	}
-	for _, m := range res.Missed {
-		a.warnf("quiver: warning: %s: %s", ag.Title, m)
-	}
-	if res.Foreign > 0 {
-		a.warnf("quiver: warning: %s holds %d hook entries quiver did not write (a repository may commit it to pass its hooks as quiver's): review them", site.Config, res.Foreign)
-	}
-	if res.Gate != "" {
-		a.warnf("quiver: warning: %s", res.Gate)
+	a.printLines(res.Lines(site, o.InstallOptions))
+	for _, w := range res.Warnings(site, o.InstallOptions) {
+		a.warnf("%s", w)
 	}
 	return nil
 }
 
+type agentRemoveOptions struct {
+	Agent  string
+	Global bool
+}
+
 func (a *App) newAgentRemoveCmd() *cobra.Command {
-	var global bool
+	var o agentRemoveOptions
 	cmd := &cobra.Command{
 		Use:   "remove AGENT",
 		Short: "Stop an agent from calling quiver",
@@ -154,24 +134,25 @@ created and nothing else uses is deleted.`,
 		Args:              exactArgs(1),
 		ValidArgsFunction: completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, site, err := a.agentSite(cmd, args[0], global)
-			if err != nil {
-				return err
-			}
-			removed, err := w.Remove(cmd.Context(), site)
-			if err != nil {
-				return err
-			}
-			if !removed {
-				fmt.Fprintf(a.Stdout, "%s was not wired in %s\n", site.Agent.Title, visible(site.Config))
-				return nil
-			}
-			fmt.Fprintf(a.Stdout, "Removed quiver from %s (%s)\n", site.Agent.Title, visible(site.Config))
-			return nil
+			o.Agent = args[0]
+			return a.runAgentRemove(cmd, o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "unwire the agent's user configuration")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "unwire the agent's user configuration")
 	return cmd
+}
+
+func (a *App) runAgentRemove(cmd *cobra.Command, o agentRemoveOptions) error {
+	w, site, err := a.agentSite(cmd, o.Agent, o.Global)
+	if err != nil {
+		return err
+	}
+	removed, err := w.Remove(cmd.Context(), site)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.Stdout, agents.Removed(site, removed))
+	return nil
 }
 
 func (a *App) newAgentSyncCmd() *cobra.Command {
@@ -185,13 +166,19 @@ not make (a standalone skill you added by hand).`,
 		Example: "  quiver agent sync",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			return a.wirer(layout).Sync(cmd.Context())
+			return a.runAgentSync(cmd.Context())
 		},
 	}
+}
+
+// runAgentSync re-links the active skills and recipes into every wired
+// agent's folders.
+func (a *App) runAgentSync(ctx context.Context) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	return a.wirer(layout).Sync(ctx)
 }
 
 func (a *App) newAgentListCmd() *cobra.Command {
@@ -203,72 +190,43 @@ func (a *App) newAgentListCmd() *cobra.Command {
 		Example: "  quiver agent list\n  quiver agent list --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			rows, err := a.wirer(layout).Rows()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(a.Stdout, rows)
-			}
-			var table [][]string
-			var gates []string
-			for _, r := range rows {
-				wired := "no"
-				if r.Wired {
-					wired = "yes"
-				}
-				table = append(table, []string{r.Agent, r.Location, r.Config, wired, fmt.Sprint(r.Links)})
-				if r.Gate != "" {
-					gates = append(gates, fmt.Sprintf("%s (%s): %s", r.Agent, r.Location, visible(r.Gate)))
-				}
-			}
-			if err := a.writeTable([]string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}, table); err != nil {
-				return err
-			}
-			if len(gates) > 0 {
-				fmt.Fprintf(a.Stdout, "\n%s\n", strings.Join(gates, "\n"))
-			}
-			return nil
+			return a.runAgentList(asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
-func completeAgents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+func (a *App) runAgentList(asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
 	}
-	return agents.Names(), cobra.ShellCompDirectiveNoFileComp
+	rows, err := a.wirer(layout).Rows()
+	if err != nil {
+		return err
+	}
+	if err := printList(a, asJSON, rows, "", agents.RowHeader, agents.Row.Cells); err != nil || asJSON {
+		return err
+	}
+	for i, gate := range agents.Gates(rows) {
+		if i == 0 {
+			fmt.Fprintln(a.Stdout)
+		}
+		fmt.Fprintln(a.Stdout, visible(gate))
+	}
+	return nil
 }
 
-// resyncing lists the commands that change which skills and recipes are
-// active: each ends by re-syncing them into wired agents' folders.
-var resyncing = []string{"plugin add", "plugin remove", "plugin update", "plugin install", "plugin enable", "plugin disable", "plugin config", "trust"}
-
-// resyncAfter makes the resyncing commands end with the agents' sync
-// (trust and trust --revoke too: what of a project reaches its agents
-// depends on it, SPEC §16); a failure there is a warning, since the
-// command itself succeeded.
-func (a *App) resyncAfter(root *cobra.Command) {
-	for _, path := range resyncing {
-		cmd := lookup(root, strings.Fields(path)...)
-		if cmd == nil {
-			continue
-		}
-		cmd.PostRunE = func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err == nil {
-				err = a.wirer(layout).Sync(cmd.Context())
-			}
-			if err != nil {
-				a.warnf("quiver: warning: re-linking skills into wired agents: %v", err)
-			}
-			return nil
-		}
+// resyncAgents ends each command that changes which skills and recipes
+// are active (plugin add, remove, update, install, enable, disable,
+// config; trust and trust --revoke too: what of a project reaches its
+// agents depends on it, SPEC §16) by re-syncing them into wired agents'
+// folders; a failure there is a warning, since the command itself
+// succeeded.
+func (a *App) resyncAgents(cmd *cobra.Command, args []string) error {
+	if err := a.runAgentSync(cmd.Context()); err != nil {
+		a.warnf("quiver: warning: re-linking skills into wired agents: %v", err)
 	}
+	return nil
 }

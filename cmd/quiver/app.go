@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -125,7 +124,7 @@ func (a *App) execute(ctx context.Context, root *cobra.Command, asAgent bool) in
 		return exitFailure
 	}
 	var ue *usageError
-	usage := errors.As(err, &ue) || !a.parsed ||
+	usage := errors.As(err, &ue) || !a.parsed || errors.Is(err, plugins.ErrUsage) ||
 		errors.Is(err, plugins.ErrInvalidName) || errors.Is(err, plugins.ErrInvalidSpec)
 	a.printError(err)
 	if usage {
@@ -227,61 +226,17 @@ event.`,
 	// Cobra's completion command is one more tree, which a run that named
 	// another command never reaches.
 	root.CompletionOptions.DisableDefaultCmd = partial
-	a.wireCompletions(root)
-	a.resyncAfter(root)
 	return root
-}
-
-// lookup returns the command at path below root, or nil when this run's
-// tree does not hold it. Unlike root.Find it reads no flags and, for a
-// path that is not there, computes no suggestions.
-func lookup(root *cobra.Command, path ...string) *cobra.Command {
-	c := root
-	for _, name := range path {
-		var next *cobra.Command
-		for _, sub := range c.Commands() {
-			if sub.Name() == name {
-				next = sub
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		c = next
-	}
-	return c
 }
 
 // layout resolves the scopes for this invocation (SPEC §1).
 func (a *App) layout() (plugins.Layout, error) { return a.layoutAt("") }
 
 // layoutAt resolves the scopes as layout does, except that an agent's
-// session root (SPEC §9: the session's project decides), when given,
-// stands for the working directory and QUIVER_PROJECT_DIR: only
-// --project names another project.
+// session root, when given, stands for the working directory
+// (plugins.ResolveLayout).
 func (a *App) layoutAt(sessionRoot string) (plugins.Layout, error) {
-	wd, err := a.Getwd()
-	if err != nil {
-		return plugins.Layout{}, err
-	}
-	env := a.Getenv("QUIVER_PROJECT_DIR")
-	if sessionRoot != "" && filepath.IsAbs(sessionRoot) {
-		wd, env = sessionRoot, ""
-	}
-	project, err := plugins.ProjectDir(a.projectFlag, env, wd)
-	if err != nil {
-		return plugins.Layout{}, err
-	}
-	global, err := plugins.GlobalRoot(a.Getenv)
-	if err != nil {
-		return plugins.Layout{}, err
-	}
-	l := plugins.NewLayout(project, global)
-	if err := plugins.MigrateMachine(l, func(msg string) { a.warnf("quiver: %s", msg) }); err != nil {
-		return l, fmt.Errorf("move the project's machine records to %s: %w", l.Local.Machine, err)
-	}
-	return l, nil
+	return plugins.ResolveLayout(a.projectFlag, sessionRoot, a.Getenv, a.Getwd, func(msg string) { a.warnf("quiver: %s", msg) })
 }
 
 // noArgs, exactArgs and minArgs are cobra's validators returning usage

@@ -161,25 +161,6 @@ func TestDoctorReportsMissingGit(t *testing.T) {
 	}
 }
 
-// Text from plugins reaches the terminal with control and invisible
-// formatting characters escaped: a bidi override or a zero-width space
-// cannot make one name look like another (second attack review, B11).
-func TestVisible(t *testing.T) {
-	for in, want := range map[string]string{
-		"lint":                 "lint",
-		"naïve ✓":              "naïve ✓",
-		"li\u200bnt":           `li\u200bnt`,
-		"fmt\u202ehs.kcehc":    `fmt\u202ehs.kcehc`,
-		"a\u2066b\u2069":       `a\u2066b\u2069`,
-		"x\u2028y":             `x\u2028y`,
-		"\x1b[31mred\x1b[0m\n": `\x1b[31mred\x1b[0m\n`,
-	} {
-		if got := visible(in); got != want {
-			t.Errorf("visible(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A run builds only the top-level command its arguments name, and it must
 // be the command the whole tree holds under that name; anything else gets
 // the whole tree.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,9 +16,13 @@ import (
 
 // Tools for plugin authors: plugin init and plugin validate.
 
+type pluginInitOptions struct {
+	Dir, Name string
+	plugins.ScaffoldOptions
+}
+
 func (a *App) newPluginInitCmd() *cobra.Command {
-	var name string
-	var o plugins.ScaffoldOptions
+	var o pluginInitOptions
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Scaffold a new plugin repository",
@@ -35,25 +40,26 @@ and a SessionStart handler and their scripts, a command and a skill
 		Example: "  quiver plugin init my-plugin\n  quiver plugin init --name acme/guard guard\n  quiver plugin init --persistent --name acme/guard guard\n  quiver plugin init --format claude --name acme/cc cc",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginInit(cmd, dirArg(args), name, o)
+			o.Dir = dirArg(args)
+			return a.runPluginInit(cmd, o)
 		},
 	}
-	cmd.Flags().StringVar(&name, "name", "", "the plugin's `org/repo` (default local/<folder name>)")
+	cmd.Flags().StringVar(&o.Name, "name", "", "the plugin's `org/repo` (default local/<folder name>)")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "write into a folder that already has files")
 	cmd.Flags().StringVar(&o.Format, "format", plugins.FormatNative, "the layout: `native` or claude (Claude Code's plugin format)")
 	cmd.Flags().BoolVar(&o.Persistent, "persistent", false, "make the before_tool_call example a persistent hook, kept running by hook serve (native format only)")
 	return cmd
 }
 
-func (a *App) runPluginInit(cmd *cobra.Command, dir, rawName string, o plugins.ScaffoldOptions) error {
-	name, written, err := plugins.Create(dir, rawName, o)
+func (a *App) runPluginInit(cmd *cobra.Command, o pluginInitOptions) error {
+	name, written, err := plugins.Create(o.Dir, o.Name, o.ScaffoldOptions)
 	if err != nil {
 		return usageIf(cmd, err, plugins.ErrUnknownFormat, plugins.ErrNotPersistent, plugins.ErrInvalidName)
 	}
 	for _, f := range written {
-		fmt.Fprintf(a.Stdout, "  %s\n", filepath.Join(dir, f))
+		fmt.Fprintf(a.Stdout, "  %s\n", filepath.Join(o.Dir, f))
 	}
-	a.warnf("Created plugin %s in %s. Next: %s", name, dir, plugins.NextSteps(dir))
+	a.warnf("Created plugin %s in %s. Next: %s", name, o.Dir, plugins.NextSteps(o.Dir))
 	return nil
 }
 
@@ -65,22 +71,13 @@ func dirArg(args []string) string {
 	return "."
 }
 
-// printReport prints findings for humans.
-func (a *App) printReport(r format.Report) {
-	for _, f := range r.Findings {
-		where := f.File
-		if where != "" {
-			where += ": "
-		}
-		fmt.Fprintf(a.Stdout, "%-8s %s%s\n", f.Severity, visible(where), visible(f.Reason))
-		if f.Fix != "" {
-			fmt.Fprintf(a.Stdout, "%-8s fix: %s\n", "", visible(f.Fix))
-		}
-	}
+type pluginValidateOptions struct {
+	Dir       string
+	JSON, Run bool
 }
 
 func (a *App) newPluginValidateCmd() *cobra.Command {
-	var asJSON, run bool
+	var o pluginValidateOptions
 	cmd := &cobra.Command{
 		Use:   "validate [DIR]",
 		Short: "Check a plugin repository for everything an author can get wrong",
@@ -100,38 +97,39 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 		Example: "  quiver plugin validate --run\n  quiver plugin validate ./my-plugin --json",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runPluginValidate(cmd, dirArg(args), asJSON, run)
+			o.Dir = dirArg(args)
+			return a.runPluginValidate(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().BoolVar(&run, "run", false, "also run each native hook (\"hook\", then \"run\" on a sample payload): runs the plugin's code")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.Run, "run", false, "also run each native hook (\"hook\", then \"run\" on a sample payload): runs the plugin's code")
 	return cmd
 }
 
-func (a *App) runPluginValidate(cmd *cobra.Command, dir string, asJSON, run bool) error {
-	abs, err := filepath.Abs(dir)
+func (a *App) runPluginValidate(ctx context.Context, o pluginValidateOptions) error {
+	abs, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return err
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
+		return fmt.Errorf("%s is not a folder", o.Dir)
 	}
-	if run {
-		a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", dir)
+	if o.Run {
+		a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", o.Dir)
 	}
-	r := format.NewReport(abs, hooks.ValidatePlugin(cmd.Context(), abs, run, a.queryTimeout()))
-	if asJSON {
+	r := format.NewReport(abs, hooks.ValidatePlugin(ctx, abs, o.Run, a.queryTimeout()))
+	if o.JSON {
 		if err := writeJSON(a.Stdout, r); err != nil {
 			return err
 		}
 	} else {
-		a.printReport(r)
+		a.printLines(r.Lines())
 	}
 	if r.Errors > 0 {
-		return fmt.Errorf("%s has %d error(s) and %d warning(s)", dir, r.Errors, r.Warnings)
+		return fmt.Errorf("%s has %d error(s) and %d warning(s)", o.Dir, r.Errors, r.Warnings)
 	}
-	if !asJSON {
-		a.warnf("%s is a valid plugin (%d warning(s)).", dir, r.Warnings)
+	if !o.JSON {
+		a.warnf("%s is a valid plugin (%d warning(s)).", o.Dir, r.Warnings)
 	}
 	return nil
 }

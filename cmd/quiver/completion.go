@@ -3,116 +3,85 @@ package main
 import (
 	"strings"
 
-	"github.com/quiver-cli/quiver/internal/plugins/format"
-
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 )
 
 // Shell completion: cobra generates the scripts (quiver completion bash|
-// zsh|fish); these functions complete installed plugin names, hook names,
-// event names, marketplace names and PLUGIN@MARKETPLACE. They read files
-// only: no hook runs, no process starts, nothing is fetched.
+// zsh|fish); each command names its completion function, one of these,
+// which complete installed plugin names, hook names, event names,
+// marketplace names and PLUGIN@MARKETPLACE from the domain's lists. They
+// read files only: no hook runs, no process starts, nothing is fetched.
 
-func (a *App) completePluginNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	layout, err := a.layout()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return plugins.CompletePlugins(layout, toComplete), cobra.ShellCompDirectiveNoFileComp
-}
-
-func completeEvents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	var out []string
-	for _, e := range format.Events {
-		if strings.HasPrefix(e, toComplete) {
-			out = append(out, e)
+// fromScopes completes with what list finds in this invocation's
+// scopes, and directive d (nothing when the scopes cannot be resolved).
+func (a *App) fromScopes(d cobra.ShellCompDirective, list func(l plugins.Layout, args []string, prefix string) []string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		layout, err := a.layout()
+		if err != nil {
+			return nil, d
 		}
+		return list(layout, args, prefix), d
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeHookNames lists hook names from the disk (no process started)
-// and still lets the shell complete file paths.
-func (a *App) completeHookNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	layout, err := a.layout()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveDefault
-	}
-	return discovery.CompleteHooks(layout, toComplete), cobra.ShellCompDirectiveDefault
+// completePlugins completes the names of installed plugins.
+func (a *App) completePlugins() cobra.CompletionFunc {
+	return a.fromScopes(cobra.ShellCompDirectiveNoFileComp, func(l plugins.Layout, _ []string, prefix string) []string {
+		return plugins.CompletePlugins(l, prefix)
+	})
 }
 
-// completeMarketplaceNames lists the marketplaces added in either scope,
-// from the lock files, leaving out those already given.
-func (a *App) completeMarketplaceNames(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	layout, err := a.layout()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// completeHooks lists hook names from the disk (no process started) and
+// still lets the shell complete file paths.
+func (a *App) completeHooks() cobra.CompletionFunc {
+	return a.fromScopes(cobra.ShellCompDirectiveDefault, func(l plugins.Layout, _ []string, prefix string) []string {
+		return discovery.CompleteHooks(l, prefix)
+	})
+}
+
+// completeMarketplaces completes the marketplaces added in either scope,
+// from the lock files, leaving out those already given; with one, only
+// the first argument.
+func (a *App) completeMarketplaces(one bool) cobra.CompletionFunc {
+	names := a.fromScopes(cobra.ShellCompDirectiveNoFileComp, func(l plugins.Layout, args []string, prefix string) []string {
+		return plugins.CompleteMarketplaces(l, prefix, args)
+	})
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if one && len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return names(cmd, args, prefix)
 	}
-	return plugins.CompleteMarketplaces(layout, toComplete, args), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeMarketplacePlugins offers plugin add every installable entry
 // of the added marketplaces as PLUGIN@MARKETPLACE, with its description.
 // Anything that looks like a path or a URL is left to the shell's file
 // completion.
-func (a *App) completeMarketplacePlugins(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if strings.ContainsAny(toComplete, "/:~") || strings.HasPrefix(toComplete, ".") {
+func (a *App) completeMarketplacePlugins(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if strings.ContainsAny(prefix, "/:~") || strings.HasPrefix(prefix, ".") {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
 	layout, err := a.layout()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	var out []string
-	for _, c := range marketplace.Complete(layout, toComplete) {
-		name := c.Name
-		// Names are validated; a description is the marketplace's
-		// text, made one plain line.
-		if d := visible(truncate(c.Description, 60)); d != "" {
-			name += "\t" + d
-		}
-		out = append(out, name)
-	}
-	return out, cobra.ShellCompDirectiveDefault
+	return marketplace.ShellCandidates(layout, prefix), cobra.ShellCompDirectiveDefault
 }
 
-// wireCompletions attaches the completion functions to the commands.
-func (a *App) wireCompletions(root *cobra.Command) {
-	for _, path := range [][]string{
-		{"plugin", "show"}, {"plugin", "remove"}, {"plugin", "update"},
-		{"plugin", "enable"}, {"plugin", "disable"},
-	} {
-		if c := lookup(root, path...); c != nil {
-			c.ValidArgsFunction = a.completePluginNames
-		}
+func completeEvents(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	return format.EventsStarting(prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+func completeAgents(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	if c := lookup(root, "marketplace", "update"); c != nil {
-		c.ValidArgsFunction = a.completeMarketplaceNames
-	}
-	if c := lookup(root, "marketplace", "remove"); c != nil {
-		c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return a.completeMarketplaceNames(cmd, args, toComplete)
-		}
-	}
-	if c := lookup(root, "plugin", "add"); c != nil {
-		c.ValidArgsFunction = a.completeMarketplacePlugins
-	}
-	if c := lookup(root, "search"); c != nil {
-		c.RegisterFlagCompletionFunc("marketplace", a.completeMarketplaceNames)
-		c.ValidArgsFunction = cobra.NoFileCompletions
-	}
-	if c := lookup(root, "hook", "run"); c != nil {
-		c.ValidArgsFunction = completeEvents
-	}
-	if c := lookup(root, "hook", "test"); c != nil {
-		c.ValidArgsFunction = a.completeHookNames
-		c.RegisterFlagCompletionFunc("event", completeEvents)
-	}
+	return agents.Names(), cobra.ShellCompDirectiveNoFileComp
 }

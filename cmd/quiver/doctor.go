@@ -48,22 +48,15 @@ func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
 			return err
 		}
 	} else {
-		a.printReport(r)
+		a.printLines(r.Lines())
 	}
 	if r.Errors+r.Warnings > 0 {
 		return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
 	}
 	if !asJSON {
-		a.warnf("No problems found in %s.", scopeRoots(layout))
+		a.warnf("No problems found in %s.", layout.Roots())
 	}
 	return nil
-}
-
-func scopeRoots(l plugins.Layout) string {
-	if l.Local == nil {
-		return l.Global.Root
-	}
-	return l.Local.Root + " and " + l.Global.Root
 }
 
 // diagnose is what doctor reports: the environment's switch, then each

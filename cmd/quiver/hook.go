@@ -54,22 +54,9 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 	if err != nil {
 		return err
 	}
-	out := discovery.HookEntries(hs, o.All)
-	if n := hs.UntrustedCount(); n > 0 && !o.All {
-		a.warnf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)
+	skipped, none := hs.ListNotices(o.All)
+	if skipped != "" {
+		a.warnf("%s", skipped)
 	}
-	if o.JSON {
-		return writeJSON(a.Stdout, out)
-	}
-	if len(out) == 0 {
-		if hs.UntrustedCount() == 0 {
-			a.warnf("No hooks. Install a plugin with quiver plugin add, or put executables in .quiver/hooks/.")
-		}
-		return nil
-	}
-	rows := make([][]string, 0, len(out))
-	for _, h := range out {
-		rows = append(rows, h.Row(o.All))
-	}
-	return a.writeTable(discovery.HookHeader(o.All), rows)
+	return printList(a, o.JSON, discovery.HookEntries(hs, o.All), none, discovery.HookHeader(o.All), func(h discovery.HookEntry) []string { return h.Row(o.All) })
 }

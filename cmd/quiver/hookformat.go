@@ -1,15 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
-	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/spf13/cobra"
 )
 
@@ -29,9 +25,7 @@ func formatFlagGiven(args []string) bool {
 	return false
 }
 
-// runHookRunAs answers an agent in its own format (SPEC §13): its native
-// input in, the same trigger as hook run, its native output and exit code
-// out.
+// runHookRunAs answers an agent in its own format (agents.Door).
 func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 	ag, err := agents.Lookup(o.Format)
 	if err != nil {
@@ -41,32 +35,22 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return &usageError{err: err, cmd: cmd}
 	}
+	door := &agents.Door{Agent: ag, Input: o.Input, Env: a.hooksEnv(), FailClosed: o.FailClosed,
+		Options: agents.Options{AllowRewrites: o.AllowRewrites}, Layout: a.layoutAt, Async: o.asyncMode()}
+	door.Stdin = a.stdin()
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
-	failClosed := a.hooksEnv().FailClosed(o.FailClosed) && hooks.Blocking(call.Event) && !o.asyncMode().Only()
-	opts := agents.Options{AllowRewrites: o.AllowRewrites}
-	failedClosed := func(why string) *hooks.Result { return hooks.EmptyResult(call.Event).FailClosed(why) }
-	if failClosed {
+	if door.FailsClosed(call) {
 		a.lastWords = func(ie interruptedError) int {
-			ans := ag.Encode(call, failedClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie)), opts)
+			ans := door.Deny(call, hooks.Unfinished(ie))
 			if !a.printAnswer(ans) {
 				return ie.exitCode()
 			}
 			return ans.Exit
 		}
 	}
-	res, err := a.answerAs(cmd, o, ag, &call)
+	ans, err := door.Answer(cmd.Context(), &call)
 	if err != nil {
-		if !failClosed {
-			return err
-		}
-		// Fail closed means quiver's own failure (a bad input, no home,
-		// an unreadable scope) is a deny too, never "proceed".
-		a.warnf("quiver: %v", err)
-		res = failedClosed(fmt.Sprintf("quiver failed (%v); failing closed", plugins.Redact(err.Error())))
-	}
-	ans := ag.Encode(call, res, opts)
-	if call.Event == format.SessionStart {
-		discovery.MarkAgentShell(a.Getenv)
+		return usageIf(cmd, err, hooks.ErrTimeoutFlag)
 	}
 	if !a.printAnswer(ans) {
 		select {} // lastWords answered and ends the process
@@ -75,37 +59,6 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		return exitCodeError(ans.Exit)
 	}
 	return nil
-}
-
-// answerAs reads the agent's input into call and runs the hook set.
-func (a *App) answerAs(cmd *cobra.Command, o hookRunOptions, ag *agents.Agent, call *agents.Call) (*hooks.Result, error) {
-	timeout, err := a.hookTimeout(cmd, o.Timeout)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := hooks.ReadPayload(o.PayloadFile, a.stdin())
-	if err != nil {
-		return nil, err
-	}
-	layout, err := a.layoutAt(ag.SessionRoot(a.Getenv, raw))
-	if err != nil {
-		return nil, err
-	}
-	decoded, err := ag.Decode(o.Event, raw)
-	if errors.Is(err, hooks.ErrPayload) {
-		return nil, fmt.Errorf("%s's input is not a JSON object", ag.Title)
-	} else if err != nil {
-		return nil, err
-	}
-	*call = decoded // a later failure answers the event the input named
-	res, err := a.hooksEnv().RunDecoded(cmd.Context(), a.discoveryOptions(layout), call.Event, call.Payload, o.FailClosed, timeout, o.asyncMode())
-	if err != nil {
-		return nil, err
-	}
-	if ie, ok := interruption(cmd.Context()); ok {
-		return nil, ie
-	}
-	return res, nil
 }
 
 // printAnswer prints an agent's answer once (see printResult).

@@ -6,13 +6,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
-	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // exitBlocked is the exit code of `hook run --exit-code` when blocked.
@@ -24,11 +22,9 @@ type exitCodeError int
 func (e exitCodeError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 type hookRunOptions struct {
-	Event       string
-	PayloadFile string
-	Timeout     string
-	FailClosed  bool
-	ExitCode    bool
+	hooks.Input
+	FailClosed bool
+	ExitCode   bool
 	// Format names the agent whose native input and output are used;
 	// AllowRewrites lets a rewritten input run without asking.
 	Format        string
@@ -73,7 +69,8 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 		Example: `  echo '{"tool_name":"bash","tool_input":{"command":"ls"}}' | quiver hook run before_tool_call
   quiver hook run agent_stop --payload payload.json --timeout 5s
   quiver hook run user_message_send --fail-closed --exit-code < msg.json`,
-		Args: exactArgs(1),
+		Args:              exactArgs(1),
+		ValidArgsFunction: completeEvents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Event = args[0]
 			return a.runHookRun(cmd, o)
@@ -98,12 +95,6 @@ func (a *App) hooksEnv() hooks.Env {
 	return hooks.Env{Getenv: a.Getenv, Warn: func(msg string) { a.warnf("%s", msg) }}
 }
 
-// hookTimeout is hooks.Env.Timeout, a bad flag a usage error.
-func (a *App) hookTimeout(cmd *cobra.Command, flag string) (time.Duration, error) {
-	d, err := a.hooksEnv().Timeout(flag)
-	return d, usageIf(cmd, err, hooks.ErrTimeoutFlag)
-}
-
 // usageIf makes err a usage error of cmd when it is one of mistakes.
 func usageIf(cmd *cobra.Command, err error, mistakes ...error) error {
 	for _, m := range mistakes {
@@ -123,25 +114,12 @@ func (a *App) stdin() io.Reader {
 	return a.Stdin
 }
 
-// eventInput is what hook run and hook test start from.
-type eventInput struct {
-	timeout time.Duration
-	layout  plugins.Layout
-	payload hooks.Payload
-}
-
-// readEventInput resolves the timeout, the scopes, and the event's payload.
-func (a *App) readEventInput(cmd *cobra.Command, event, payloadFile, timeoutFlag string) (eventInput, error) {
-	var in eventInput
-	var err error
-	if in.timeout, err = a.hookTimeout(cmd, timeoutFlag); err != nil {
-		return in, err
-	}
-	if in.layout, err = a.layout(); err != nil {
-		return in, err
-	}
-	in.payload, err = hooks.ReadEvent(event, payloadFile, a.stdin(), in.layout.ProjectDir)
-	return in, usageIf(cmd, err, hooks.ErrUnknownEvent, hooks.ErrEventMismatch)
+// readEvent is what hook run and hook test start from (hooks.Env.Read),
+// a mistake in the input a usage error.
+func (a *App) readEvent(cmd *cobra.Command, in hooks.Input) (hooks.Request, error) {
+	in.Stdin = a.stdin()
+	r, err := a.hooksEnv().Read(in, a.layout)
+	return r, usageIf(cmd, err, hooks.ErrTimeoutFlag, hooks.ErrUnknownEvent, hooks.ErrEventMismatch)
 }
 
 func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
@@ -158,7 +136,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 		// cancelled; when a signal then ends the process by force, it
 		// still fails closed.
 		a.lastWords = func(ie interruptedError) int {
-			block := hooks.EmptyResult(o.Event).FailClosed(fmt.Sprintf("quiver was %s before every hook had run; failing closed", ie))
+			block := hooks.EmptyResult(o.Event).FailClosed(hooks.Unfinished(ie))
 			if !a.printResult(block) {
 				return ie.exitCode()
 			}
@@ -168,11 +146,11 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 			return 0
 		}
 	}
-	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
+	in, err := a.readEvent(cmd, o.Input)
 	if err != nil {
 		return err
 	}
-	res, err := a.hooksEnv().Runner(a.discoveryOptions(in.layout)).Run(cmd.Context(), o.Event, in.payload, failClosed, in.timeout)
+	res, err := a.hooksEnv().Runner(a.discoveryOptions(in.Layout)).Run(cmd.Context(), o.Event, in.Payload, failClosed, in.Timeout)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/spf13/cobra"
@@ -11,11 +10,9 @@ import (
 // ---- hook test ----
 
 type hookTestOptions struct {
-	Target      string
-	Event       string
-	PayloadFile string
-	Timeout     string
-	JSON        bool
+	Target string
+	hooks.Input
+	JSON bool
 }
 
 func (a *App) newHookTestCmd() *cobra.Command {
@@ -32,7 +29,8 @@ current folder. Untrusted project hooks are refused by name: pass the path
 to run one deliberately.`,
 		Example: `  quiver hook test ./hooks/validate-command --event before_tool_call --payload payload.json
   echo '{"message":"hi"}' | quiver hook test acme/guard/check-message --event user_message_send`,
-		Args: exactArgs(1),
+		Args:              exactArgs(1),
+		ValidArgsFunction: a.completeHooks(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Target = args[0]
 			return a.runHookTest(cmd, o)
@@ -44,50 +42,30 @@ to run one deliberately.`,
 	f.StringVar(&o.Timeout, "timeout", "", "time limit, a Go `duration`, 1ms to 1h (default $QUIVER_HOOK_TIMEOUT or 30s)")
 	f.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	cmd.MarkFlagRequired("event")
+	cmd.RegisterFlagCompletionFunc("event", completeEvents)
 	return cmd
 }
 
 func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
-	in, err := a.readEventInput(cmd, o.Event, o.PayloadFile, o.Timeout)
+	in, err := a.readEvent(cmd, o.Input)
 	if err != nil {
 		return err
 	}
-	h, err := hooks.FindHook(cmd.Context(), a.discoveryOptions(in.layout), o.Target)
+	h, err := hooks.FindHook(cmd.Context(), a.discoveryOptions(in.Layout), o.Target)
 	if err != nil {
 		return err
 	}
-	ex := &hooks.Executor{ProjectDir: in.layout.ProjectDir, Timeout: in.timeout}
-	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.payload, a.queryTimeout())
+	ex := &hooks.Executor{ProjectDir: in.Layout.ProjectDir, Timeout: in.Timeout}
+	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, a.queryTimeout())
 	if o.JSON {
 		if err := writeJSON(a.Stdout, rep); err != nil {
 			return err
 		}
 	} else {
-		a.printHookTest(rep)
+		a.printLines(rep.Lines())
 	}
 	if rep.Status == hooks.Failed || rep.Status == hooks.TimedOut {
 		return fmt.Errorf("hook %s %s: %s", h.Name, rep.Status, rep.Error)
 	}
 	return nil
-}
-
-func (a *App) printHookTest(r hooks.TestReport) {
-	w := a.Stdout
-	fmt.Fprintf(w, "hook:      %s (%s)\n", visible(r.Name), visible(r.Path))
-	fmt.Fprintf(w, "declares:  %s\n", visible(r.Declares()))
-	fmt.Fprintf(w, "exit code: %d\nduration:  %.1f ms\n", r.ExitCode, r.DurationMS)
-	block := func(label, s string) {
-		s = strings.TrimRight(s, "\n")
-		if s == "" {
-			fmt.Fprintf(w, "%s (empty)\n", label)
-			return
-		}
-		fmt.Fprintf(w, "%s\n", label)
-		for _, line := range strings.Split(s, "\n") {
-			fmt.Fprintf(w, "  %s\n", visible(line))
-		}
-	}
-	block("stdout:", r.Stdout)
-	block("stderr:", r.Stderr)
-	fmt.Fprintf(w, "verdict:   %s\n", visible(r.Verdict()))
 }

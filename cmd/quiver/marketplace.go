@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ quiver.lock. Its name is marketplace.json's name, or --name.`,
 func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) error {
 	if o.Name != "" {
 		if err := plugins.ValidMarketplaceName(o.Name); err != nil {
-			return &usageError{err: err, cmd: cmd}
+			return err
 		}
 	}
 	layout, err := a.layout()
@@ -71,18 +72,10 @@ func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) err
 	if err != nil {
 		return &usageError{err: err, cmd: cmd}
 	}
-	in := a.installer(layout, o.Global)
-	var got string
-	var entry plugins.MarketplaceEntry
-	err = a.keepChange(layout, o.Global, discovery.MarketplaceAdded(layout, func() (_ string, err error) {
-		got, entry, err = in.AddMarketplace(cmd.Context(), spec, marketplace.Namer(o.Name), o.Force)
-		return got, err
-	}))
+	added, err := a.changes(layout, o.Global).AddMarketplace(cmd.Context(), spec, o.Name, o.Force)
 	if err != nil {
 		return fmt.Errorf("add marketplace %s: %w", plugins.Redact(o.Spec), err)
 	}
-	m, _ := marketplace.ReadDir(in.Scope.MarketplaceDir(got))
-	added := marketplace.ListingOf(got, in.Scope, entry, m)
 	if o.JSON {
 		return writeJSON(a.Stdout, added)
 	}
@@ -97,98 +90,88 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 		Short: "List the added marketplaces of both scopes",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			out, err := marketplace.List(layout)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(a.Stdout, out)
-			}
-			if len(out) == 0 {
-				a.warnf("No marketplaces. Add one with quiver marketplace add org/repo.")
-				return nil
-			}
-			var rows [][]string
-			for _, l := range out {
-				rows = append(rows, l.Row())
-			}
-			return a.writeTable(marketplace.ListingHeader, rows)
+			return a.runMarketplaceList(asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
 }
 
+func (a *App) runMarketplaceList(asJSON bool) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	out, err := marketplace.List(layout)
+	if err != nil {
+		return err
+	}
+	return printList(a, asJSON, out, "No marketplaces. Add one with quiver marketplace add org/repo.", marketplace.ListingHeader, marketplace.Listing.Row)
+}
+
+type marketplaceUpdateOptions struct {
+	Names  []string
+	Global bool
+}
+
 func (a *App) newMarketplaceUpdateCmd() *cobra.Command {
-	var global bool
+	var o marketplaceUpdateOptions
 	cmd := &cobra.Command{
 		Use:   "update [NAME...]",
 		Short: "Move marketplaces to the newest commit",
 		Long: `Fetch the newest commit of each named marketplace (all of the scope's
 when none is named). Installed plugins do not move: run quiver plugin
 update for those.`,
+		ValidArgsFunction: a.completeMarketplaces(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			in := a.installer(layout, global)
-			names := args
-			if len(names) == 0 {
-				if names, err = marketplace.Names(in.Scope); err != nil {
-					return err
-				}
-			}
-			updated := true
-			err = a.keepTrust(layout, global, &discovery.Change{Marketplaces: names}, func() error {
-				updated = marketplace.UpdateAll(cmd.Context(), in, names, a.report)
-				return nil
-			}, nil)
-			if err != nil {
-				return err
-			}
-			if !updated {
-				return errReported
-			}
-			return nil
+			o.Names = args
+			return a.runMarketplaceUpdate(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "update your home's marketplaces")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "update your home's marketplaces")
 	return cmd
+}
+
+func (a *App) runMarketplaceUpdate(ctx context.Context, o marketplaceUpdateOptions) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	updated, err := a.changes(layout, o.Global).UpdateMarketplaces(ctx, o.Names, a.report)
+	if err == nil && !updated {
+		return errReported
+	}
+	return err
+}
+
+type marketplaceRemoveOptions struct {
+	Name   string
+	Global bool
 }
 
 func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
-	var global bool
+	var o marketplaceRemoveOptions
 	cmd := &cobra.Command{
-		Use:   "remove NAME",
-		Short: "Remove a marketplace; plugins installed from it stay",
-		Args:  exactArgs(1),
+		Use:               "remove NAME",
+		Short:             "Remove a marketplace; plugins installed from it stay",
+		Args:              exactArgs(1),
+		ValidArgsFunction: a.completeMarketplaces(true),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			in := a.installer(layout, global)
-			err = a.keepChange(layout, global, discovery.MarketplaceRemoved(layout, args[0], func() error {
-				return in.RemoveMarketplace(cmd.Context(), args[0])
-			}))
-			if err != nil {
-				return marketplace.Elsewhere(err, layout, in.Scope, args[0])
-			}
-			a.warnf("Removed marketplace %s; the plugins installed from it stay installed", args[0])
-			return nil
+			o.Name = args[0]
+			return a.runMarketplaceRemove(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "remove it from your home")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "remove it from your home")
 	return cmd
 }
 
-// truncate makes a description one line of at most n characters.
-func truncate(s string, n int) string { return marketplace.Truncate(s, n) }
+func (a *App) runMarketplaceRemove(ctx context.Context, o marketplaceRemoveOptions) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	return a.changes(layout, o.Global).RemoveMarketplace(ctx, o.Name)
+}
 
 // marketplaces is the Store a command reads marketplaces through: the
 // user's scope only for -g, and a project marketplace whose source no file

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
-	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // execServer replaces quiver with a server (a seam for tests).
@@ -28,7 +27,7 @@ func (a *App) newMCPCmd() *cobra.Command {
 // quiver writes into an agent's configuration for a project plugin's
 // server (SPEC §16).
 func (a *App) newServerExecCmd(kind discovery.ServerKind, example string) *cobra.Command {
-	var global bool
+	o := serverExecOptions{Kind: kind}
 	exec := &cobra.Command{
 		Use:   "exec PLUGIN SERVER",
 		Short: fmt.Sprintf("Start a plugin's %s server after checking trust (what agents' configurations call)", kind),
@@ -43,24 +42,31 @@ replaces itself with the server.`, kind),
 		Args:    exactArgs(2),
 		Example: example,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := plugins.ParseName(args[0])
-			if err != nil {
-				return usageErrorf(cmd, "%v", err)
-			}
-			l, err := a.layout()
-			if err != nil {
-				return err
-			}
-			launch, err := discovery.ServerLaunch(l, global, kind, name, args[1], os.Environ())
-			if err != nil {
-				return err
-			}
-			if err := execServer(launch.Path, launch.Argv, launch.Env); err != nil {
-				return fmt.Errorf("start %s: %w", launch.Path, err)
-			}
-			return nil
+			o.Plugin, o.Server = args[0], args[1]
+			return a.runServerExec(o)
 		},
 	}
-	exec.Flags().BoolVarP(&global, "global", "g", false, "start a server of your own plugins (in your home)")
+	exec.Flags().BoolVarP(&o.Global, "global", "g", false, "start a server of your own plugins (in your home)")
 	return exec
+}
+
+type serverExecOptions struct {
+	Kind           discovery.ServerKind
+	Plugin, Server string
+	Global         bool
+}
+
+func (a *App) runServerExec(o serverExecOptions) error {
+	names, l, err := a.namedIn(o.Plugin)
+	if err != nil {
+		return err
+	}
+	launch, err := discovery.ServerLaunch(l, o.Global, o.Kind, names[0], o.Server, os.Environ())
+	if err != nil {
+		return err
+	}
+	if err := execServer(launch.Path, launch.Argv, launch.Env); err != nil {
+		return fmt.Errorf("start %s: %w", launch.Path, err)
+	}
+	return nil
 }

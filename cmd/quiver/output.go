@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -14,18 +14,10 @@ import (
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
-// visible makes control characters (terminal escapes, newlines, NUL) and
-// invisible formatting ones (bidi overrides, zero-width spaces) visible as
-// Go escapes, so text from plugins and hooks (names,
-// descriptions, reasons) can never drive the user's terminal. JSON output
-// needs no such care: encoding/json escapes them.
-func visible(s string) string {
-	if strings.IndexFunc(s, safefs.Deceptive) < 0 {
-		return s
-	}
-	q := strconv.QuoteToGraphic(s)
-	return q[1 : len(q)-1]
-}
+// visible is safefs.Visible: text from plugins and hooks (names,
+// descriptions, reasons) never drives the user's terminal. JSON output
+// needs no such care: encoding/json escapes it.
+var visible = safefs.Visible
 
 // Colors, as gh uses them: red for what failed or refuses, yellow for
 // what needs a look.
@@ -128,6 +120,33 @@ func (a *App) writeTable(header []string, rows [][]string) error {
 	}
 	_, err := io.WriteString(a.Stdout, a.paintTable(out.String()))
 	return err
+}
+
+// printList prints items as JSON with asJSON, else as a table under
+// header, a row each; none is said on stderr when there are no items
+// ("" says nothing).
+func printList[T any](a *App, asJSON bool, items []T, none string, header []string, row func(T) []string) error {
+	if asJSON {
+		return writeJSON(a.Stdout, items)
+	}
+	if len(items) == 0 {
+		if none != "" {
+			a.warnf("%s", none)
+		}
+		return nil
+	}
+	rows := make([][]string, 0, len(items))
+	for _, item := range items {
+		rows = append(rows, row(item))
+	}
+	return a.writeTable(header, rows)
+}
+
+// printLines prints lines the domain made for people, as they are.
+func (a *App) printLines(lines []string) {
+	for _, line := range lines {
+		fmt.Fprintln(a.Stdout, line)
+	}
 }
 
 // report prints what a domain loop says of each item: an error as

@@ -25,40 +25,36 @@ func (a *App) newPluginCmd() *cobra.Command {
 // pluginJSON is the shape of a plugin in --json output (SPEC §7).
 type pluginJSON = discovery.PluginInfo
 
+// namedIn parses the plugin names a command was given, before anything
+// else happens, then resolves the scopes it acts in.
+func (a *App) namedIn(raw ...string) ([]plugins.Name, plugins.Layout, error) {
+	names, err := plugins.ParseNames(raw)
+	if err != nil {
+		return nil, plugins.Layout{}, err
+	}
+	layout, err := a.layout()
+	return names, layout, err
+}
+
 // installer builds the installer for the chosen scope, wired to stderr.
 func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
-	scope := layout.Scope(global)
-	in := &plugins.Installer{
-		Scope: scope,
-		OnWait: func() {
-			fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish in %s (up to %s)...\n", scope.Root, plugins.DefaultMutexWait)
-		},
-		OnRecover: func(msg string) { a.warnf("quiver: %s", msg) },
-		Fetcher:   a.fetcher(),
-		GitBase:   a.Getenv("QUIVER_GIT_BASE"),
+	in := plugins.NewInstaller(layout, global)
+	in.OnWait = func() {
+		fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish in %s (up to %s)...\n", in.Scope.Root, plugins.DefaultMutexWait)
 	}
-	if other, ok := layout.Other(scope); ok {
-		in.Other = &other
-	}
+	in.OnRecover = func(msg string) { a.warnf("quiver: %s", msg) }
+	in.Fetcher, in.GitBase = a.fetcher(), a.Getenv("QUIVER_GIT_BASE")
 	return in
 }
 
+// fetcher is plugins.NewFetcher, showing git's progress on a terminal.
 func (a *App) fetcher() *plugins.Fetcher {
-	token := a.Getenv("QUIVER_GIT_TOKEN")
-	if token == "" {
-		token = a.Getenv("GITHUB_TOKEN")
-	}
-	f := &plugins.Fetcher{Credentials: plugins.Credentials{Token: token, Base: a.Getenv("QUIVER_GIT_BASE")}}
-	rw, err := plugins.LoadRewrites(plugins.GitConfigPaths(a.Getenv))
+	f, err := plugins.NewFetcher(a.Getenv)
 	if err != nil {
 		a.warnf("quiver: %v; fetching without its url.insteadOf rewrites", err)
 	}
-	f.Rewrites = rw
 	if a.StderrIsTTY && !a.quiet {
 		f.Progress = a.Stderr
 	}
 	return f
 }
-
-// scopeWord says where a scope's plugins are: "globally", "in the project".
-func scopeWord(l plugins.Location) string { return l.Where() }

@@ -41,7 +41,9 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
   quiver plugin add ./my-plugin --link --name me/my-plugin
   quiver plugin add anthropics/claude-plugins-official/plugins/hookify
   quiver plugin add https://git.example.com/tools.git --path plugins/guard`,
-		Args: minArgs(1),
+		Args:              minArgs(1),
+		ValidArgsFunction: a.completeMarketplacePlugins,
+		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Specs = args
 			return a.runPluginAdd(cmd, o)
@@ -60,7 +62,7 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
 
 func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err := o.Check(len(o.Specs)); err != nil {
-		return usage(cmd, err)
+		return err
 	}
 	layout, err := a.layout()
 	if err != nil {
@@ -72,27 +74,21 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	}
 	reqs, err := a.marketplaces(layout, o.Global).Requests(o.Specs, o.AddOptions, wd, func(msg string) { a.warnf("%s", msg) })
 	if err != nil {
-		return usage(cmd, err)
-	}
-	var names, chosen []plugins.Name
-	for _, r := range reqs {
-		names = append(names, r.Name)
+		return err
 	}
 	added := []discovery.PluginInfo{}
-	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, func() error {
-		return a.installer(layout, o.Global).AddAll(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
-			if err != nil {
-				if len(reqs) > 1 {
-					a.printError(err)
-				}
-				return
+	err = a.changes(layout, o.Global).Add(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
+		if err != nil {
+			if len(reqs) > 1 {
+				a.printError(err)
 			}
-			added, chosen = append(added, discovery.InfoOf(p)), append(chosen, p.Name)
-			if !o.JSON {
-				a.warnf("%s", discovery.Added(p))
-			}
-		})
-	}, func() error { return discovery.ChoosePlugins(layout, chosen) })
+			return
+		}
+		added = append(added, discovery.InfoOf(p))
+		if !o.JSON {
+			a.warnf("%s", discovery.Added(p))
+		}
+	})
 	if err != nil && len(reqs) == 1 {
 		return err
 	}

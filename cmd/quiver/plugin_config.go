@@ -1,19 +1,23 @@
 package main
 
 import (
-	"slices"
-	"strings"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // ---- plugin config ----
 
+type pluginConfigOptions struct {
+	Name         string
+	Set          []string
+	Global, JSON bool
+}
+
 func (a *App) newPluginConfigCmd() *cobra.Command {
-	var global, asJSON bool
+	var o pluginConfigOptions
 	cmd := &cobra.Command{
 		Use:   "config NAME [KEY=VALUE...]",
 		Short: "List or set a plugin's settings (its userConfig)",
@@ -25,50 +29,40 @@ covered by trust like the lock; values the plugin marks sensitive are kept
 only in your home ($QUIVER_HOME/secrets, readable by you alone), never
 printed, never locked and never written into an agent's file: quiver mcp
 exec hands them to the server it starts. KEY= unsets a value.`,
-		Example: "  quiver plugin config acme/search\n  quiver plugin config acme/search region=eu api_token=...\n  quiver plugin config -g acme/search region=",
-		Args:    minArgs(1),
+		Example:  "  quiver plugin config acme/search\n  quiver plugin config acme/search region=eu api_token=...\n  quiver plugin config -g acme/search region=",
+		Args:     minArgs(1),
+		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := parseNames(cmd, args[:1])
-			if err != nil {
-				return err
-			}
-			name := names[0]
-			set := map[string]string{}
-			for _, kv := range args[1:] {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usageErrorf(cmd, "%q is not KEY=VALUE", kv)
-				}
-				set[k] = v
-			}
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			p, err := plugins.ReadPlugin(layout.Scope(global), name)
-			if err != nil {
-				return err
-			}
-			if len(set) == 0 {
-				return a.listConfig(p, asJSON)
-			}
-			err = a.keepTrust(layout, global, &discovery.Change{Config: true}, func() error {
-				return plugins.SetUserConfig(p, set)
-			}, nil)
-			if err != nil {
-				return err
-			}
-			keys := make([]string, 0, len(set))
-			for k := range set {
-				keys = append(keys, k)
-			}
-			a.warnf("Set %s of %s %s", strings.Join(slices.Sorted(slices.Values(keys)), ", "), name, scopeWord(p.Scope.Location))
-			return nil
+			o.Name, o.Set = args[0], args[1:]
+			return a.runPluginConfig(o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "act on your home's plugins")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runPluginConfig(o pluginConfigOptions) error {
+	name, err := plugins.ParseName(o.Name)
+	if err != nil {
+		return err
+	}
+	set, err := plugins.ParseSettings(o.Set)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	p, err := plugins.ReadPlugin(layout.Scope(o.Global), name)
+	if err != nil {
+		return err
+	}
+	if len(set) == 0 {
+		return a.listConfig(p, o.JSON)
+	}
+	return a.settings(layout, o.Global).SetConfig(p, set)
 }
 
 func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {
@@ -76,17 +70,5 @@ func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	rows := c.Rows()
-	if asJSON {
-		return writeJSON(a.Stdout, rows)
-	}
-	if len(rows) == 0 {
-		a.warnf("%s asks for no settings", p.Name)
-		return nil
-	}
-	var table [][]string
-	for _, r := range rows {
-		table = append(table, []string{r.Key, r.Shown(), r.Description})
-	}
-	return a.writeTable([]string{"KEY", "VALUE", "DESCRIPTION"}, table)
+	return printList(a, asJSON, c.Rows(), fmt.Sprintf("%s asks for no settings", p.Name), plugins.ConfigHeader, plugins.ConfigRow.Row)
 }

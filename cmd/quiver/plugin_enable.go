@@ -1,61 +1,54 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
 )
 
 // ---- plugin enable / disable ----
 
+type pluginEnableOptions struct {
+	Names           []string
+	Global, Disable bool
+}
+
 func (a *App) newPluginEnableCmd(disable bool) *cobra.Command {
-	verb, did := "enable", "Enabled"
-	short := "Let a disabled plugin contribute its hooks, skills and recipes again"
+	verb, short := "enable", "Let a disabled plugin contribute its hooks, skills and recipes again"
 	if disable {
-		verb, did = "disable", "Disabled"
-		short = "Stop a plugin from contributing any hook, skill or recipe"
+		verb, short = "disable", "Stop a plugin from contributing any hook, skill or recipe"
 	}
-	var global bool
+	o := pluginEnableOptions{Disable: disable}
 	cmd := &cobra.Command{
 		Use:   verb + " NAME...",
 		Short: short,
 		Long: fmt.Sprintf(`%s plugins: recorded as "disabled" in the lock file, so it is shared with
 the team. A disabled plugin stays installed but contributes no hook, skill
 or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
-		Example: fmt.Sprintf("  quiver plugin %s acme/guard\n  quiver plugin %s -g acme/guard", verb, verb),
-		Args:    minArgs(1),
+		Example:           fmt.Sprintf("  quiver plugin %s acme/guard\n  quiver plugin %s -g acme/guard", verb, verb),
+		Args:              minArgs(1),
+		ValidArgsFunction: a.completePlugins(),
+		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := parseNames(cmd, args)
-			if err != nil {
-				return err
-			}
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			in := a.installer(layout, global)
-			changed := false
-			err = a.keepTrust(layout, global, &discovery.Change{Plugins: names}, func() error {
-				err := in.SetDisabled(cmd.Context(), names, disable)
-				changed = err == nil
-				return err
-			}, func() error {
-				if !changed {
-					return nil
-				}
-				return discovery.ChooseDisabled(layout, names, disable)
-			})
-			if err != nil {
-				return scopeError(err, verb)
-			}
-			for _, n := range names {
-				a.warnf("%s %s %s", did, n, scopeWord(in.Scope.Location))
-			}
-			return nil
+			o.Names = args
+			return a.runPluginEnable(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "act on your home's plugins")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "act on your home's plugins")
 	return cmd
+}
+
+func (a *App) runPluginEnable(ctx context.Context, o pluginEnableOptions) error {
+	names, layout, err := a.namedIn(o.Names...)
+	if err != nil {
+		return err
+	}
+	verb := "enable"
+	if o.Disable {
+		verb = "disable"
+	}
+	return plugins.ExplainScope(a.changes(layout, o.Global).SetDisabled(ctx, names, o.Disable), verb)
 }

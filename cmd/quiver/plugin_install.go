@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -10,8 +11,10 @@ import (
 
 // ---- plugin install ----
 
+type pluginInstallOptions struct{ Global, Prune bool }
+
 func (a *App) newPluginInstallCmd() *cobra.Command {
-	var global, prune bool
+	var o pluginInstallOptions
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Make the installed plugins match quiver.lock exactly",
@@ -21,43 +24,44 @@ are installed, differing ones repaired, matching ones left alone. This is
 how a teammate reproduces a project's plugins after git clone. Plugins not
 in the lock stay (with a warning) unless --prune. One entry that cannot be
 installed does not stop the others; the command then exits 1.`,
-		Example: "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g --prune",
-		Args:    noArgs,
+		Example:  "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g --prune",
+		Args:     noArgs,
+		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			in := a.installer(layout, global)
-			// Never keepTrust: the lock file came with the repository, so
-			// what it names is the repository's choice, not the user's
-			// (SPEC §9). Its hooks stay untrusted until quiver trust.
-			res, err := in.Sync(cmd.Context(), prune)
-			if err != nil {
-				return err
-			}
-			failed := false
-			for _, r := range res {
-				if r.Status == "failed" {
-					a.printError(r.Err)
-					failed = true
-				} else if n := r.Notice(in.Scope); n != "" {
-					a.warnf("%s", n)
-				}
-			}
-			a.warnf("%s", plugins.SyncSummary(res, in.Scope))
-			if n := discovery.UntrustedNotice(layout, in.Scope); n != "" {
-				a.warnf("%s", n)
-			}
-			if failed {
-				return errReported
-			}
-			return nil
+			return a.runPluginInstall(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "install your home's lock file")
-	cmd.Flags().BoolVar(&prune, "prune", false, "remove installed plugins that are not in the lock file")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "install your home's lock file")
+	cmd.Flags().BoolVar(&o.Prune, "prune", false, "remove installed plugins that are not in the lock file")
 	return cmd
+}
+
+// runPluginInstall never goes through a.changes: the lock file came with
+// the repository, so what it names is the repository's choice, not the
+// user's (SPEC §9). Its hooks stay untrusted until quiver trust.
+func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	in := a.installer(layout, o.Global)
+	res, err := in.Sync(ctx, o.Prune)
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, r := range res {
+		a.report(r.Said(in.Scope))
+		failed = failed || r.Failed()
+	}
+	a.warnf("%s", plugins.SyncSummary(res, in.Scope))
+	if n := discovery.UntrustedNotice(layout, in.Scope); n != "" {
+		a.warnf("%s", n)
+	}
+	if failed {
+		return errReported
+	}
+	return nil
 }
 
 // ---- plugin verify ----
@@ -65,8 +69,10 @@ installed does not stop the others; the command then exits 1.`,
 // verifyJSON is one line of `plugin verify --json`.
 type verifyJSON = plugins.VerifyResult
 
+type pluginVerifyOptions struct{ Global, JSON bool }
+
 func (a *App) newPluginVerifyCmd() *cobra.Command {
-	var global, asJSON bool
+	var o pluginVerifyOptions
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check installed plugins against the content hashes in quiver.lock",
@@ -78,36 +84,30 @@ them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 		Example: "  quiver plugin verify\n  quiver plugin verify -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			s := layout.Scope(global)
-			res, err := plugins.Verify(s)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSON(a.Stdout, append([]verifyJSON{}, res...)); err != nil {
-					return err
-				}
-			} else if len(res) > 0 {
-				rows := [][]string{}
-				for _, r := range res {
-					rows = append(rows, r.Row())
-				}
-				if err := a.writeTable([]string{"NAME", "LOCATION", "STATUS", "CHANGED"}, rows); err != nil {
-					return err
-				}
-			}
-			if plugins.Drift(res) {
-				return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
-			}
-			a.warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
-			return nil
+			return a.runPluginVerify(o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "verify plugins installed in your home")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "verify plugins installed in your home")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runPluginVerify(o pluginVerifyOptions) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	s := layout.Scope(o.Global)
+	res, err := plugins.Verify(s)
+	if err != nil {
+		return err
+	}
+	if err := printList(a, o.JSON, append([]verifyJSON{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
+		return err
+	}
+	if plugins.Drift(res) {
+		return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
+	}
+	a.warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
+	return nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -25,9 +23,6 @@ first, then by name. -g shows only your home's, --local only the project's.`,
 		Example: "  quiver plugin list\n  quiver plugin list -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Global && o.Local {
-				return usageErrorf(cmd, "-g and --local exclude each other")
-			}
 			return a.runPluginList(o)
 		},
 	}
@@ -39,6 +34,9 @@ first, then by name. -g shows only your home's, --local only the project's.`,
 }
 
 func (a *App) runPluginList(o pluginListOptions) error {
+	if o.Global && o.Local {
+		return plugins.Usagef("-g and --local exclude each other")
+	}
 	layout, err := a.layout()
 	if err != nil {
 		return err
@@ -48,21 +46,9 @@ func (a *App) runPluginList(o pluginListOptions) error {
 		return err
 	}
 	if o.JSON {
-		out := make([]discovery.PluginInfo, 0, len(all))
-		for _, p := range all {
-			out = append(out, discovery.InfoOf(p))
-		}
-		return writeJSON(a.Stdout, out)
+		return writeJSON(a.Stdout, discovery.Infos(all))
 	}
-	if len(all) == 0 {
-		a.warnf("No plugins installed. Add one with: quiver plugin add ORG/REPO")
-		return nil
-	}
-	rows := make([][]string, 0, len(all))
-	for _, p := range all {
-		rows = append(rows, discovery.PluginRow(p))
-	}
-	return a.writeTable(discovery.PluginRowHeader, rows)
+	return printList(a, false, all, "No plugins installed. Add one with: quiver plugin add ORG/REPO", discovery.PluginRowHeader, discovery.PluginRow)
 }
 
 // ---- plugin show ----
@@ -81,8 +67,9 @@ func (a *App) newPluginShowCmd() *cobra.Command {
 		Long: `Show an installed plugin: where it is, its source, ref, commit and content
 hash, and the hooks, skills and recipes it carries. NAME is org/repo (or
 org@repo). Without -g the project's install is shown, else your home's.`,
-		Example: "  quiver plugin show acme/guard\n  quiver plugin show -g acme/guard --json",
-		Args:    exactArgs(1),
+		Example:           "  quiver plugin show acme/guard\n  quiver plugin show -g acme/guard --json",
+		Args:              exactArgs(1),
+		ValidArgsFunction: a.completePlugins(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
 			return a.runPluginShow(cmd, o)
@@ -95,15 +82,11 @@ org@repo). Without -g the project's install is shown, else your home's.`,
 }
 
 func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
-	name, err := plugins.ParseName(o.Name)
-	if err != nil {
-		return &usageError{err: err, cmd: cmd}
-	}
-	layout, err := a.layout()
+	names, layout, err := a.namedIn(o.Name)
 	if err != nil {
 		return err
 	}
-	p, err := plugins.FindInstalled(layout, name, o.Global)
+	p, err := plugins.FindInstalled(layout, names[0], o.Global)
 	if err != nil {
 		return err
 	}
@@ -111,43 +94,11 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 	if o.JSON {
 		return writeJSON(a.Stdout, out)
 	}
-	w := a.Stdout
-	field := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(w, "%-12s %s\n", k+":", visible(v))
-		}
+	for _, f := range out.Fields() {
+		fmt.Fprintf(a.Stdout, "%-12s %s\n", f[0]+":", visible(f[1]))
 	}
-	field("name", out.Name)
-	field("description", out.Description)
-	field("version", out.Version)
-	field("location", out.Location)
-	field("path", out.Path)
-	field("source", out.Source)
-	field("ref", out.Ref)
-	field("commit", out.Commit)
-	field("hash", out.Hash)
-	if out.Link {
-		field("link", "yes (edits to the source show up at once)")
-	}
-	if out.Missing {
-		field("missing", "the folder is gone; reinstall it with quiver plugin add --force")
-	}
-	field("enabled", strconv.FormatBool(out.Enabled))
-	field("also", out.Parts.Describe())
-	list := func(k string, items []string) {
-		if len(items) == 0 {
-			field(k, "-")
-			return
-		}
-		field(k, strings.Join(items, ", "))
-	}
-	list("hooks", out.Hooks)
-	list("skills", out.Skills)
-	list("recipes", out.Recipes)
 	for _, problem := range out.Problems {
 		a.warnf("quiver: %s: %s", out.Name, problem)
 	}
 	return nil
 }
-
-// ---- plugin remove ----

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
 )
 
@@ -20,8 +20,10 @@ func (a *App) newPluginRemoveCmd() *cobra.Command {
 		Long: `Uninstall plugins from the project or, with -g, from your home: the plugin
 folder and its lock entry go, and so does its data folder unless
 --keep-data. Every name is checked before anything is removed.`,
-		Example: "  quiver plugin remove acme/guard\n  quiver plugin remove -g acme/guard acme/lint --keep-data",
-		Args:    minArgs(1),
+		Example:           "  quiver plugin remove acme/guard\n  quiver plugin remove -g acme/guard acme/lint --keep-data",
+		Args:              minArgs(1),
+		ValidArgsFunction: a.completePlugins(),
+		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
 			return a.runPluginRemove(cmd, o)
@@ -34,31 +36,9 @@ folder and its lock entry go, and so does its data folder unless
 }
 
 func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
-	names, err := parseNames(cmd, o.Names)
+	names, layout, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}
-	layout, err := a.layout()
-	if err != nil {
-		return err
-	}
-	in := a.installer(layout, o.Global)
-	removed := false
-	err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, func() error {
-		err := in.Remove(cmd.Context(), names, o.KeepData)
-		removed = err == nil
-		return err
-	}, func() error {
-		if !removed {
-			return nil
-		}
-		return discovery.Forget(layout, names, nil)
-	})
-	if err != nil {
-		return scopeError(err, "remove")
-	}
-	for _, n := range names {
-		a.warnf("Removed %s %s", n, scopeWord(in.Scope.Location))
-	}
-	return nil
+	return plugins.ExplainScope(a.changes(layout, o.Global).Remove(cmd.Context(), names, o.KeepData), "remove")
 }

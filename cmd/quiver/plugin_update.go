@@ -1,15 +1,19 @@
 package main
 
 import (
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"context"
+	"fmt"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
 )
 
 // ---- plugin outdated ----
 
+type pluginOutdatedOptions struct{ Global, JSON bool }
+
 func (a *App) newPluginOutdatedCmd() *cobra.Command {
-	var global, asJSON bool
+	var o pluginOutdatedOptions
 	cmd := &cobra.Command{
 		Use:   "outdated",
 		Short: "Show which plugins update would move",
@@ -20,40 +24,31 @@ local. Exits 1 when a remote cannot be asked.`,
 		Example: "  quiver plugin outdated\n  quiver plugin outdated -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			in := a.installer(layout, global)
-			res, err := in.Update(cmd.Context(), nil, plugins.UpdateOptions{DryRun: true, Force: true, Resolve: a.marketplaces(layout, global).Resolve})
-			if err != nil {
-				return err
-			}
-			out, failed := plugins.OutdatedOf(res, in.Scope.Location)
-			if asJSON {
-				if err := writeJSON(a.Stdout, out); err != nil {
-					return err
-				}
-			} else if len(out) == 0 {
-				a.warnf("No plugins in %s.", in.Scope.LockPath())
-			} else {
-				rows := [][]string{}
-				for _, o := range out {
-					rows = append(rows, o.Row())
-				}
-				if err := a.writeTable(plugins.OutdatedHeader, rows); err != nil {
-					return err
-				}
-			}
-			if failed {
-				return errReported
-			}
-			return nil
+			return a.runPluginOutdated(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&global, "global", "g", false, "check plugins installed in your home")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "check plugins installed in your home")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+func (a *App) runPluginOutdated(ctx context.Context, o pluginOutdatedOptions) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	in := a.installer(layout, o.Global)
+	out, failed, err := in.Outdated(ctx, a.marketplaces(layout, o.Global).Resolve)
+	if err != nil {
+		return err
+	}
+	if err := printList(a, o.JSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
+		return err
+	}
+	if failed {
+		return errReported
+	}
+	return nil
 }
 
 // ---- plugin update ----
@@ -76,7 +71,9 @@ commit and content hash in the lock file. Plugins pinned to a tag or a
 commit stay where they are unless --ref moves them. A plugin whose folder
 was edited is refused (the message lists the changed files) unless
 --force. The plugin's data folder is kept. --dry-run changes nothing.`,
-		Example: "  quiver plugin update --all\n  quiver plugin update acme/guard --dry-run\n  quiver plugin update acme/guard --ref v2.0.0",
+		Example:           "  quiver plugin update --all\n  quiver plugin update acme/guard --dry-run\n  quiver plugin update acme/guard --ref v2.0.0",
+		ValidArgsFunction: a.completePlugins(),
+		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
 			return a.runPluginUpdate(cmd, o)
@@ -94,45 +91,27 @@ was edited is refused (the message lists the changed files) unless
 
 func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if err := plugins.CheckUpdate(len(o.Names), o.All, o.Ref); err != nil {
-		return usage(cmd, err)
+		return err
 	}
-	names, err := parseNames(cmd, o.Names)
+	names, layout, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}
-	layout, err := a.layout()
+	res, err := a.changes(layout, o.Global).Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve})
 	if err != nil {
-		return err
-	}
-	in := a.installer(layout, o.Global)
-	var res []plugins.UpdateResult
-	change := func() error {
-		res, err = in.Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve})
-		return err
-	}
-	if o.DryRun {
-		err = change()
-	} else {
-		// No names: every plugin may move (update --all).
-		err = a.keepTrust(layout, o.Global, &discovery.Change{Plugins: names}, change, nil)
-	}
-	if err != nil {
-		return scopeError(err, "update")
+		return plugins.ExplainScope(err, "update")
 	}
 	if len(res) == 1 && res[0].Err != nil && !o.JSON {
 		return res[0].Err
 	}
-	out := []plugins.UpdateLine{}
-	failed := false
-	for _, r := range res {
-		out, failed = append(out, r.Line()), failed || r.Err != nil
-		if !o.JSON {
-			a.report(r.Describe(), r.Err)
-		}
-	}
+	out, failed := plugins.UpdateLines(res)
 	if o.JSON {
 		if err := writeJSON(a.Stdout, out); err != nil {
 			return err
+		}
+	} else {
+		for _, r := range res {
+			a.report(r.Describe(), r.Err)
 		}
 	}
 	if failed {

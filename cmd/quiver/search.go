@@ -10,9 +10,14 @@ import (
 // searchJSON is an entry in `search --json`.
 type searchJSON = marketplace.Found
 
+type searchOptions struct {
+	Words       []string
+	Marketplace string
+	JSON        bool
+}
+
 func (a *App) newSearchCmd() *cobra.Command {
-	var only string
-	var asJSON bool
+	var o searchOptions
 	cmd := &cobra.Command{
 		Use:   "search [TERM...]",
 		Short: "Find plugins in the added marketplaces",
@@ -25,31 +30,27 @@ everything. An entry quiver cannot install says why. Install one with
 quiver plugin add PLUGIN@MARKETPLACE.`,
 		Example: `  quiver search review
   quiver search code review --marketplace claude-plugins-official`,
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layout, err := a.layout()
-			if err != nil {
-				return err
-			}
-			hits, err := a.marketplaces(layout, false).Search(args, only, func(msg string) { a.warnf("%s", msg) })
-			if err != nil {
-				return err
-			}
-			found := marketplace.Results(layout, hits)
-			if asJSON {
-				return writeJSON(a.Stdout, found)
-			}
-			if len(found) == 0 {
-				a.warnf("No plugins match. quiver marketplace list shows what is searched.")
-				return nil
-			}
-			var rows [][]string
-			for _, f := range found {
-				rows = append(rows, f.Row())
-			}
-			return a.writeTable(marketplace.FoundHeader, rows)
+			o.Words = args
+			return a.runSearch(o)
 		},
 	}
-	cmd.Flags().StringVar(&only, "marketplace", "", "search only this `marketplace`")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
+	cmd.Flags().StringVar(&o.Marketplace, "marketplace", "", "search only this `marketplace`")
+	cmd.RegisterFlagCompletionFunc("marketplace", a.completeMarketplaces(false))
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the entries as JSON")
 	return cmd
+}
+
+func (a *App) runSearch(o searchOptions) error {
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	hits, err := a.marketplaces(layout, false).Search(o.Words, o.Marketplace, func(msg string) { a.warnf("%s", msg) })
+	if err != nil {
+		return err
+	}
+	found := marketplace.Results(layout, hits)
+	return printList(a, o.JSON, found, "No plugins match. quiver marketplace list shows what is searched.", marketplace.FoundHeader, marketplace.Found.Row)
 }

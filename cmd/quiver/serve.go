@@ -14,15 +14,6 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
-// Bounds of what hook serve holds at once: one request line (an event
-// payload with a large tool output fits; hook run itself takes up to
-// hooks.MaxPayload from a file), and the requests handled concurrently,
-// so its memory stays bounded whatever a client sends.
-const (
-	maxServeLine     = 32 << 20
-	maxServeInFlight = 16
-)
-
 type hookServeOptions struct {
 	Timeout    string
 	FailClosed bool
@@ -68,7 +59,6 @@ the server and every hook process it started.`,
 // fed by a discovery session and a pool of persistent hooks.
 func (a *App) newHookServer(layout plugins.Layout, timeout time.Duration, failClosed bool) *hooks.Server {
 	s := hooks.NewServer(a.discoveryOptions(layout), a.hooksEnv().Runner(a.discoveryOptions(layout)), timeout, failClosed)
-	s.MaxLine, s.MaxInFlight = maxServeLine, maxServeInFlight
 	s.Interrupted = func(err error) (string, bool) {
 		ie := interruptedError{}
 		ok := errors.As(err, &ie)
@@ -78,9 +68,9 @@ func (a *App) newHookServer(layout plugins.Layout, timeout time.Duration, failCl
 }
 
 func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
-	timeout, err := a.hookTimeout(cmd, o.Timeout)
+	timeout, err := a.hooksEnv().Timeout(o.Timeout)
 	if err != nil {
-		return err
+		return usageIf(cmd, err, hooks.ErrTimeoutFlag)
 	}
 	layout, err := a.layout()
 	if err != nil {

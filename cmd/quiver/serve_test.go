@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
+	"github.com/quiver-cli/quiver/internal/hooks"
 )
 
 // hook serve's end-to-end tests: the server is a real quiver process,
@@ -635,7 +636,7 @@ func TestServeBadInput(t *testing.T) {
 	}
 	// A line over the limit is read to its end and refused; the next
 	// line is served.
-	huge := `{"jsonrpc":"2.0","id":9,"method":"run","params":{"event":"turn_end","payload":{"x":"` + strings.Repeat("a", maxServeLine) + `"}}}`
+	huge := `{"jsonrpc":"2.0","id":9,"method":"run","params":{"event":"turn_end","payload":{"x":"` + strings.Repeat("a", hooks.MaxServeLine) + `"}}}`
 	c.send(huge)
 	if r := c.next(); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "exceeds") {
 		t.Errorf("huge line: %.200s", r.raw)
@@ -655,7 +656,7 @@ func TestServeBadInput(t *testing.T) {
 		t.Errorf("after bad input: %v", res)
 	}
 	// An endless last line, then EOF: refused, and the server ends.
-	io.WriteString(c.stdin, strings.Repeat("x", maxServeLine+10))
+	io.WriteString(c.stdin, strings.Repeat("x", hooks.MaxServeLine+10))
 	c.stdin.Close()
 	if r := c.next(); r.Error == nil || r.Error.Code != -32600 {
 		t.Errorf("endless line: %.200s", r.raw)

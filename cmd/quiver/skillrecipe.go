@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -65,36 +66,28 @@ plugin's name. --all adds shadowed, disabled and invalid ones with the reason.`,
 	return cmd
 }
 
-func (a *App) runDocList(k docKind, all, asJSON bool) error {
+// docs finds the skills or recipes of this invocation's scopes.
+func (a *App) docs(k docKind) ([]discovery.Doc, error) {
 	layout, err := a.layout()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	docs, err := k.find(a.discoveryOptions(layout))
+	return k.find(a.discoveryOptions(layout))
+}
+
+func (a *App) runDocList(k docKind, all, asJSON bool) error {
+	docs, err := a.docs(k)
 	if err != nil {
 		return err
 	}
 	out := discovery.DocEntries(docs, all)
-	if asJSON {
-		return writeJSON(a.Stdout, out)
-	}
-	if len(out) == 0 {
-		a.warnf("No %s.", k.plural)
-		return nil
-	}
-	rows := make([][]string, 0, len(out))
-	for _, d := range out {
-		rows = append(rows, d.Row(all))
-	}
-	return a.writeTable(discovery.DocHeader(all), rows)
+	return printList(a, asJSON, out, fmt.Sprintf("No %s.", k.plural), discovery.DocHeader(all), func(d discovery.DocEntry) []string { return d.Row(all) })
 }
 
+// runDocShow prints the item's file as it is, or its JSON; an invalid
+// item is shown, then its error.
 func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
-	layout, err := a.layout()
-	if err != nil {
-		return err
-	}
-	docs, err := k.find(a.discoveryOptions(layout))
+	docs, err := a.docs(k)
 	if err != nil {
 		return err
 	}
@@ -106,17 +99,11 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 		a.warnf("quiver: %s", notice)
 	}
 	if asJSON {
-		if err := writeJSON(a.Stdout, discovery.ShowOf(k.kind, d)); err != nil {
-			return err
-		}
-		return invalid
+		return cmp.Or(writeJSON(a.Stdout, discovery.ShowOf(k.kind, d)), invalid)
 	}
 	data, err := safefs.ReadFile(d.Path, safefs.MaxMeta)
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = a.Stdout.Write(data)
 	}
-	if _, err = a.Stdout.Write(data); err != nil {
-		return err
-	}
-	return invalid
+	return cmp.Or(err, invalid)
 }

@@ -19,16 +19,22 @@ func (a *App) newVersionCmd() *cobra.Command {
 		Example:     "  quiver version",
 		Annotations: map[string]string{quick: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rev := ""
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" && len(s.Value) >= 7 {
-						rev = " (" + s.Value[:7] + ")"
-					}
-				}
-			}
-			fmt.Fprintf(a.Stdout, "quiver %s%s %s %s/%s\n", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintln(a.Stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine names this build: the version, the commit it was built
+// from when known, the Go release and the platform.
+func versionLine() string {
+	rev := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				rev = " (" + s.Value[:7] + ")"
+			}
+		}
+	}
+	return fmt.Sprintf("quiver %s%s %s %s/%s", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

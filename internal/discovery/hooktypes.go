@@ -10,13 +10,46 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/timeouts"
 
 	"github.com/quiver-cli/quiver/internal/proc"
 )
 
 // DefaultQueryTimeout bounds the `<hook> hook` question.
 const DefaultQueryTimeout = 5 * time.Second
+
+// QueryTimeout is how long a hook may take to answer `hook` (its event):
+// QUIVER_QUERY_TIMEOUT, a Go duration from 1ms to 1h, else
+// DefaultQueryTimeout. A slow interpreter (a pyenv shim on a busy
+// machine) may need more; tests of hooks that never answer need less. A
+// bad value gives DefaultQueryTimeout and the error that says so.
+func QueryTimeout(getenv func(string) string) (time.Duration, error) {
+	v := getenv("QUIVER_QUERY_TIMEOUT")
+	if v == "" {
+		return DefaultQueryTimeout, nil
+	}
+	d, err := timeouts.Parse(v)
+	if err != nil {
+		return DefaultQueryTimeout, fmt.Errorf("QUIVER_QUERY_TIMEOUT %v; using %s", err, DefaultQueryTimeout)
+	}
+	return d, nil
+}
+
+// OptionsFor wires discovery of layout to the environment: hooks are
+// asked their event in the environment every hook gets (proc.Environ),
+// with QUIVER_PROJECT_DIR, within QueryTimeout (whose error it passes
+// on); QUIVER_TRUST_ALL=1 trusts all.
+func OptionsFor(layout plugins.Layout, getenv func(string) string) (Options, error) {
+	timeout, err := QueryTimeout(getenv)
+	return Options{
+		Layout:       layout,
+		Env:          []string{"QUIVER_PROJECT_DIR=" + layout.ProjectDir},
+		TrustAll:     getenv("QUIVER_TRUST_ALL") == "1",
+		QueryTimeout: timeout,
+	}, err
+}
 
 const typeCacheFile = "hook-types"
 

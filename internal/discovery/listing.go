@@ -148,6 +148,21 @@ func pluginOrEmpty(n plugins.Name) string {
 	return n.String()
 }
 
+// ListNotices are what hook list says besides its entries: that
+// untrusted project hooks were skipped (unless all lists them), and none,
+// for an empty list, what to do; none is "" when hooks were skipped,
+// since that says why.
+func (hs *HookSet) ListNotices(all bool) (skipped, none string) {
+	n := hs.UntrustedCount()
+	if n > 0 && !all {
+		skipped = fmt.Sprintf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)
+	}
+	if n == 0 {
+		none = "No hooks. Install a plugin with quiver plugin add, or put executables in .quiver/hooks/."
+	}
+	return skipped, none
+}
+
 // HookHeader heads hook list's table; all adds the status and reason.
 func HookHeader(all bool) []string {
 	if all {

@@ -76,3 +76,20 @@ func TestListingRows(t *testing.T) {
 		t.Errorf("empty description: %q", got)
 	}
 }
+
+// TestHookListNotices: hook list says how many untrusted hooks it
+// skipped (not when --all lists them), and what to do about an empty
+// list only when nothing was skipped.
+func TestHookListNotices(t *testing.T) {
+	hs := &HookSet{Hooks: []Hook{{Name: "a", Status: Untrusted}, {Name: "b", Status: Untrusted}, {Name: "c", Status: Active}}}
+	skipped, none := hs.ListNotices(false)
+	if !strings.HasPrefix(skipped, "quiver: 2 project hook(s) are not trusted and were skipped;") || none != "" {
+		t.Errorf("untrusted: %q, %q", skipped, none)
+	}
+	if skipped, _ := hs.ListNotices(true); skipped != "" {
+		t.Errorf("--all: %q", skipped)
+	}
+	if skipped, none := (&HookSet{}).ListNotices(false); skipped != "" || !strings.HasPrefix(none, "No hooks. Install a plugin") {
+		t.Errorf("none: %q, %q", skipped, none)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -45,6 +46,16 @@ func InfoOf(p plugins.Plugin) PluginInfo {
 	}
 }
 
+// Infos is what plugin list --json says of ps: never nil, so JSON says
+// [].
+func Infos(ps []plugins.Plugin) []PluginInfo {
+	out := make([]PluginInfo, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, InfoOf(p))
+	}
+	return out
+}
+
 // PluginDetail adds what only plugin show says.
 type PluginDetail struct {
 	PluginInfo
@@ -75,6 +86,45 @@ func DetailOf(p plugins.Plugin) PluginDetail {
 		d.Homepage = cmp.Or(d.Homepage, m.Homepage)
 	}
 	return d
+}
+
+// Fields are what plugin show prints of d, in order, as name and value:
+// a field with nothing to say is left out, an empty list says "-".
+func (d PluginDetail) Fields() [][2]string {
+	var out [][2]string
+	field := func(k, v string) {
+		if v != "" {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	field("name", d.Name)
+	field("description", d.Description)
+	field("version", d.Version)
+	field("location", d.Location)
+	field("path", d.Path)
+	field("source", d.Source)
+	field("ref", d.Ref)
+	field("commit", d.Commit)
+	field("hash", d.Hash)
+	if d.Link {
+		field("link", "yes (edits to the source show up at once)")
+	}
+	if d.Missing {
+		field("missing", "the folder is gone; reinstall it with quiver plugin add --force")
+	}
+	field("enabled", strconv.FormatBool(d.Enabled))
+	field("also", d.Parts.Describe())
+	for _, l := range []struct {
+		name  string
+		items []string
+	}{{"hooks", d.Hooks}, {"skills", d.Skills}, {"recipes", d.Recipes}} {
+		if len(l.items) == 0 {
+			field(l.name, "-")
+		} else {
+			field(l.name, strings.Join(l.items, ", "))
+		}
+	}
+	return out
 }
 
 // Added is plugin add's line for an installed plugin: "Installed acme/guard

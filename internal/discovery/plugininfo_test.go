@@ -43,3 +43,29 @@ func TestDetailOfPrefersPluginYAML(t *testing.T) {
 		t.Errorf("DetailOf: %+v", d)
 	}
 }
+
+// TestDetailFields: plugin show says what it knows in a fixed order,
+// leaves out what is empty, and says "-" for an empty list.
+func TestDetailFields(t *testing.T) {
+	n, _ := plugins.ParseName("acme/guard")
+	p := plugins.Plugin{Name: n, Scope: plugins.Scope{Location: plugins.Local}, Dir: "/p/acme@guard", Missing: true,
+		Entry:    plugins.LockEntry{Link: true, Source: "/src/guard"},
+		Contents: plugins.Contents{Skills: []plugins.Item{{Name: "review"}, {Name: "lint"}}}}
+	var got []string
+	for _, f := range DetailOf(p).Fields() {
+		got = append(got, f[0]+"="+f[1])
+	}
+	want := []string{"name=acme/guard", "location=local", "path=/p/acme@guard", "source=/src/guard",
+		"link=yes (edits to the source show up at once)", "missing=the folder is gone; reinstall it with quiver plugin add --force",
+		"enabled=true", "hooks=-", "skills=review, lint", "recipes=-"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Fields:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestInfosNeverNil: no plugins is [] in JSON, not null.
+func TestInfosNeverNil(t *testing.T) {
+	if got := Infos(nil); got == nil || len(got) != 0 {
+		t.Errorf("Infos(nil) = %#v", got)
+	}
+}

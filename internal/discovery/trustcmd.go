@@ -2,8 +2,11 @@ package discovery
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Decided is what `quiver trust` did and has to say.
@@ -50,6 +53,57 @@ func Decide(l plugins.Layout, revoke bool, agent string) (Decided, error) {
 	}
 	d.Trust, err = RecordTrust(l)
 	return d, err
+}
+
+// Summary is what quiver trust says of d in the project at dir: the
+// lines it prints, then a notice for the person ("" for none). Text the
+// repository wrote is made visible (safefs.Visible).
+func (d Decided) Summary(dir string, revoke bool) (lines []string, notice string) {
+	if revoke {
+		if d.Revoked {
+			return nil, fmt.Sprintf("No longer trusting the hooks of %s.", dir)
+		}
+		return nil, fmt.Sprintf("%s was not trusted.", dir)
+	}
+	say := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
+	t := d.Trust
+	if len(d.Changed) > 0 {
+		say("Changed since you last trusted %s: %s", dir, safefs.Visible(strings.Join(d.Changed, ", ")))
+	}
+	if len(d.Sources) > 0 {
+		say("From sources the repository chose, now yours to update from:")
+		for _, line := range d.Sources {
+			say("  %s", safefs.Visible(line))
+		}
+	}
+	if t.Empty() {
+		return lines, fmt.Sprintf("%s has no project hooks; its plugin set is recorded as reviewed, so your own commands here keep it trusted.", dir)
+	}
+	if listing := t.Listing(); len(listing) > 0 {
+		say("Trusted %d project hook(s) in %s:", len(t.Items), safefs.Visible(dir))
+		for _, h := range listing {
+			rel, err := filepath.Rel(dir, h.Path)
+			if err != nil {
+				rel = h.Path
+			}
+			line := fmt.Sprintf("  %-40s %s", h.Name, rel)
+			if h.Escape != "" {
+				line += " (invalid, never runs: " + h.Escape + ")"
+			}
+			say("%s", safefs.Visible(line))
+		}
+	}
+	if len(t.Files) > 0 {
+		say("and %d other file(s) of their folders that they may run or load (see quiver trust --json).", len(t.Files))
+	}
+	if len(t.Shadows) > 0 {
+		say("The project's hook(s) %s replace your global hook(s) of the same name, which do not run here.", safefs.Visible(strings.Join(t.Shadows, ", ")))
+	}
+	if len(t.Replaces) > 0 {
+		say("Trusted the project's own version of %s in %s: it replaces your global install, whose hooks do not run here.", safefs.Visible(strings.Join(t.Replaces, ", ")), dir)
+	}
+	say("This holds until any of it changes; then quiver asks you again.")
+	return lines, ""
 }
 
 // Listing is what trust shows: each hook as hook list names it (a native

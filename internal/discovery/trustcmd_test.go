@@ -49,3 +49,48 @@ func TestDecidedReportListsAreNeverNull(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", data, want)
 	}
 }
+
+// TestDecidedSummary: trust names what changed and the sources it makes
+// the person's, lists each hook with its path in the project (and why an
+// invalid one never runs), escapes what the repository wrote, and says
+// of a project with nothing to trust only that; revoking only notes it.
+func TestDecidedSummary(t *testing.T) {
+	d := Decided{
+		Changed: []string{"hooks/check"},
+		Sources: []string{"acme/guard from https://x/acme/guard"},
+		Trust: Trust{
+			Items:    []ProjectItem{{Name: "check\u202e", Path: "/p/.quiver/hooks/check"}},
+			Hooks:    []ProjectHook{{Path: "/p/.quiver/hooks/check"}, {Name: "acme/guard/bad", Path: "/p/.quiver/plugins/acme@guard/hooks/bad", Escape: "leads to /etc/passwd"}},
+			Files:    []ProjectHook{{Path: "/p/.quiver/hooks/lib.sh"}},
+			Shadows:  []string{"check"},
+			Replaces: []string{"acme/guard"},
+		},
+	}
+	lines, notice := d.Summary("/p", false)
+	want := []string{
+		"Changed since you last trusted /p: hooks/check",
+		"From sources the repository chose, now yours to update from:",
+		"  acme/guard from https://x/acme/guard",
+		"Trusted 1 project hook(s) in /p:",
+		`  check\u202e                                   .quiver/hooks/check`,
+		"  acme/guard/bad                           .quiver/plugins/acme@guard/hooks/bad (invalid, never runs: leads to /etc/passwd)",
+		"and 1 other file(s) of their folders that they may run or load (see quiver trust --json).",
+		"The project's hook(s) check replace your global hook(s) of the same name, which do not run here.",
+		"Trusted the project's own version of acme/guard in /p: it replaces your global install, whose hooks do not run here.",
+		"This holds until any of it changes; then quiver asks you again.",
+	}
+	if notice != "" || strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("summary (notice %q):\n%s\nwant:\n%s", notice, strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+
+	lines, notice = Decided{Changed: []string{"x"}}.Summary("/p", false)
+	if len(lines) != 1 || !strings.HasPrefix(notice, "/p has no project hooks;") {
+		t.Errorf("nothing to trust: %q, %q", lines, notice)
+	}
+	if lines, notice := (Decided{Revoked: true}).Summary("/p", true); lines != nil || notice != "No longer trusting the hooks of /p." {
+		t.Errorf("revoked: %q, %q", lines, notice)
+	}
+	if _, notice := (Decided{}).Summary("/p", true); notice != "/p was not trusted." {
+		t.Errorf("not revoked: %q", notice)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
@@ -86,6 +87,38 @@ func (e Env) RunDecoded(ctx context.Context, o discovery.Options, event string, 
 		r.Warn = nil
 	}
 	return r.Run(ctx, event, payload, e.FailClosed(failClosed) && !async.Only(), timeout)
+}
+
+// Input is what a door reads an event from: the event's name, its
+// payload (the --payload file, else Stdin; a nil Stdin is none) and the
+// --timeout flag.
+type Input struct {
+	Event, PayloadFile, Timeout string
+	Stdin                       io.Reader
+}
+
+// Request is an event read for hook run or hook test: the scopes it runs
+// in, its payload and each hook's time limit.
+type Request struct {
+	Layout  plugins.Layout
+	Payload Payload
+	Timeout time.Duration
+}
+
+// Read resolves in's timeout (Timeout), then the scopes (layout), then
+// reads and parses the event's payload for their project (ReadEvent). A
+// mistake in in is ErrTimeoutFlag, ErrUnknownEvent or ErrEventMismatch.
+func (e Env) Read(in Input, layout func() (plugins.Layout, error)) (Request, error) {
+	var r Request
+	var err error
+	if r.Timeout, err = e.Timeout(in.Timeout); err != nil {
+		return r, err
+	}
+	if r.Layout, err = layout(); err != nil {
+		return r, err
+	}
+	r.Payload, err = ReadEvent(in.Event, in.PayloadFile, in.Stdin, r.Layout.ProjectDir)
+	return r, err
 }
 
 // ReadEvent is hook run's and hook test's input: it checks event, reads

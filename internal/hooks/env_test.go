@@ -129,3 +129,30 @@ func TestReadEvent(t *testing.T) {
 		t.Fatalf("no stdin: %v, %v; want the completed empty payload", p, err)
 	}
 }
+
+// TestEnvRead: a door's input is read in order, the --timeout flag, then
+// the scopes, then the payload for their project; a mistake in the input
+// stops it before the scopes are resolved (or the payload is read).
+func TestEnvRead(t *testing.T) {
+	project := t.TempDir()
+	resolved := 0
+	layout := func() (plugins.Layout, error) {
+		resolved++
+		return plugins.NewLayout(project, filepath.Join(t.TempDir(), ".quiver")), nil
+	}
+	e := envOf(map[string]string{"QUIVER_HOOK_TIMEOUT": "2s"})
+	r, err := e.Read(Input{Event: format.BeforeToolCall, Stdin: strings.NewReader(`{"tool_name":"bash","tool_input":{}}`)}, layout)
+	if err != nil || r.Timeout != 2*time.Second || r.Layout.ProjectDir != project || r.Payload == nil {
+		t.Fatalf("Read = %+v, %v", r, err)
+	}
+	if _, err := e.Read(Input{Event: format.BeforeToolCall, Timeout: "soon"}, layout); !errors.Is(err, ErrTimeoutFlag) || resolved != 1 {
+		t.Errorf("a bad --timeout: %v, scopes resolved %d times", err, resolved)
+	}
+	if _, err := e.Read(Input{Event: "nosuch"}, layout); !errors.Is(err, ErrUnknownEvent) {
+		t.Errorf("an unknown event: %v", err)
+	}
+	failing := func() (plugins.Layout, error) { return plugins.Layout{}, errors.New("no home") }
+	if _, err := e.Read(Input{Event: format.BeforeToolCall, Stdin: strings.NewReader("not json")}, failing); err == nil || err.Error() != "no home" {
+		t.Errorf("scopes that cannot be resolved: %v", err)
+	}
+}

@@ -142,6 +142,31 @@ func (r TestReport) Declares() string {
 	return r.DeclaredEvent
 }
 
+// Lines are what hook test prints of r for people: what the hook
+// declares, its exit code and duration, its stdout and stderr indented
+// line by line, and the verdict; what the hook wrote is made visible
+// (safefs.Visible).
+func (r TestReport) Lines() []string {
+	out := []string{
+		fmt.Sprintf("hook:      %s (%s)", safefs.Visible(r.Name), safefs.Visible(r.Path)),
+		"declares:  " + safefs.Visible(r.Declares()),
+		fmt.Sprintf("exit code: %d", r.ExitCode),
+		fmt.Sprintf("duration:  %.1f ms", r.DurationMS),
+	}
+	for _, b := range [][2]string{{"stdout:", r.Stdout}, {"stderr:", r.Stderr}} {
+		s := strings.TrimRight(b[1], "\n")
+		if s == "" {
+			out = append(out, b[0]+" (empty)")
+			continue
+		}
+		out = append(out, b[0])
+		for _, line := range strings.Split(s, "\n") {
+			out = append(out, "  "+safefs.Visible(line))
+		}
+	}
+	return append(out, "verdict:   "+safefs.Visible(r.Verdict()))
+}
+
 // Verdict says what quiver makes of the run: its status, why, and what
 // the answer changes (the tool's input or output, follow-ups, context for
 // the model, a notice for the user).

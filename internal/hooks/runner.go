@@ -75,9 +75,15 @@ func (r *Runner) Run(ctx context.Context, event string, p Payload, failClosed bo
 		if !failClosed {
 			return nil, cause
 		}
-		res.FailClosed(fmt.Sprintf("quiver was %v before every hook had run; failing closed", cause))
+		res.FailClosed(Unfinished(cause))
 	}
 	return res, nil
+}
+
+// Unfinished is why a blocking event is blocked when cause (a signal)
+// ended quiver before every hook had run, failing closed.
+func Unfinished(cause error) string {
+	return fmt.Sprintf("quiver was %v before every hook had run; failing closed", cause)
 }
 
 func (r *Runner) warn(format string, args ...any) {

@@ -14,6 +14,15 @@ import (
 	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
+// Bounds of what hook serve holds at once, NewServer's: one request line
+// (an event payload with a large tool output fits; hook run itself takes
+// up to MaxPayload from a file), and the requests handled concurrently,
+// so its memory stays bounded whatever a client sends.
+const (
+	MaxServeLine     = 32 << 20
+	MaxServeInFlight = 16
+)
+
 // Server is hook serve (SPEC §14): its methods run, list and shutdown
 // over JSON-RPC, and its state between requests. run is hook run's work
 // through the same Runner, fed by a discovery Session and running
@@ -47,9 +56,11 @@ type Server struct {
 // NewServer builds the server's state: a discovery session over o, a
 // pool of persistent hooks, and r (the Runner every door uses) fed by
 // both. timeout and failClosed hold for requests that do not say. r's
-// Warn hears each warning once, not at every request.
+// Warn hears each warning once, not at every request. Its bounds are
+// MaxServeLine and MaxServeInFlight.
 func NewServer(o discovery.Options, r *Runner, timeout time.Duration, failClosed bool) *Server {
-	s := &Server{opts: o, pool: NewPool(), timeout: timeout, failClosed: failClosed, warned: map[string]bool{}}
+	s := &Server{MaxLine: MaxServeLine, MaxInFlight: MaxServeInFlight,
+		opts: o, pool: NewPool(), timeout: timeout, failClosed: failClosed, warned: map[string]bool{}}
 	s.opts.KeepGoing = true
 	s.session = discovery.NewSession(s.opts)
 	s.runner = r

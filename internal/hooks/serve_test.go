@@ -48,3 +48,14 @@ func TestServerHandle(t *testing.T) {
 		t.Errorf("a warning is said once: %v", warned)
 	}
 }
+
+// TestNewServerBounds: a server holds at most one MaxServeLine request
+// line and MaxServeInFlight requests at once, whatever a client sends.
+func TestNewServerBounds(t *testing.T) {
+	layout := plugins.NewLayout(t.TempDir(), t.TempDir())
+	s := NewServer(discovery.Options{Layout: layout}, &Runner{}, DefaultTimeout, false)
+	defer s.Close()
+	if s.MaxLine != MaxServeLine || s.MaxInFlight != MaxServeInFlight {
+		t.Errorf("bounds %d, %d", s.MaxLine, s.MaxInFlight)
+	}
+}

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,32 @@ func TestTestReportSays(t *testing.T) {
 				t.Errorf("Verdict() = %q, want %q", got, tt.verdict)
 			}
 		})
+	}
+}
+
+// TestTestReportLines: hook test shows the hook, what it declares, its
+// exit code and duration, each stream indented line by line (or said
+// empty) with what the hook wrote escaped, and the verdict last.
+func TestTestReportLines(t *testing.T) {
+	r := TestReport{Name: "acme/guard/check", Path: "/p/hooks/check", Event: "before_tool_call", DeclaredEvent: "before_tool_call",
+		Status: Blocked, Reason: "no rm", ExitCode: 0, DurationMS: 12.34, Stdout: "{\"decision\":\"block\"}\n", Stderr: "a\n\x1b[31mb\n\n"}
+	want := []string{
+		"hook:      acme/guard/check (/p/hooks/check)",
+		"declares:  before_tool_call",
+		"exit code: 0",
+		"duration:  12.3 ms",
+		"stdout:",
+		`  {"decision":"block"}`,
+		"stderr:",
+		"  a",
+		`  \x1b[31mb`,
+		"verdict:   blocked: no rm",
+	}
+	if got := r.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	r.Stdout, r.Stderr = "", "\n"
+	if got := r.Lines(); got[4] != "stdout: (empty)" || got[5] != "stderr: (empty)" {
+		t.Errorf("empty streams: %q", got[4:6])
 	}
 }

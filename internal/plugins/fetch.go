@@ -136,6 +136,20 @@ type Fetcher struct {
 	Progress io.Writer
 }
 
+// NewFetcher is the Fetcher the environment asks for: the token of
+// QUIVER_GIT_TOKEN, else GITHUB_TOKEN, for the host of QUIVER_GIT_BASE
+// (Credentials), and git's url.insteadOf rewrites. A git configuration
+// that cannot be read is the error, beside a Fetcher that does without
+// its rewrites.
+func NewFetcher(getenv func(string) string) (*Fetcher, error) {
+	token := getenv("QUIVER_GIT_TOKEN")
+	if token == "" {
+		token = getenv("GITHUB_TOKEN")
+	}
+	rw, err := LoadRewrites(GitConfigPaths(getenv))
+	return &Fetcher{Credentials: Credentials{Token: token, Base: getenv("QUIVER_GIT_BASE")}, Rewrites: rw}, err
+}
+
 // Fetch puts the content of spec into dst, which must not exist: a clone of
 // a git repository (remote or local), a copy of a plain folder, or, with
 // link, a symlink to the folder.

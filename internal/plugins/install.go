@@ -30,6 +30,23 @@ func (e *WrongScopeError) Error() string {
 	return fmt.Sprintf("plugin %s is not installed here but in the %s scope", e.Name, e.In)
 }
 
+// ExplainScope says, for command verb, how to reach a plugin installed in
+// the other scope (the -g flag to give or drop) and where to look for one
+// that is not installed; other errors stay as they are.
+func ExplainScope(err error, verb string) error {
+	var ws *WrongScopeError
+	if errors.As(err, &ws) {
+		if ws.In == Global {
+			return fmt.Errorf("plugin %s is installed globally; use -g to %s it", ws.Name, verb)
+		}
+		return fmt.Errorf("plugin %s is installed in the project, not globally; drop -g to %s it", ws.Name, verb)
+	}
+	if errors.Is(err, ErrNotInstalled) {
+		return fmt.Errorf("%w; see quiver plugin list", err)
+	}
+	return err
+}
+
 // SourceFetcher puts a spec's content into a staging path that does not yet
 // exist. *Fetcher is the real one; tests may substitute another.
 type SourceFetcher interface {
@@ -56,6 +73,16 @@ type Installer struct {
 	// OnRecover is told about each leftover of an interrupted command
 	// that was completed or rolled back.
 	OnRecover func(msg string)
+}
+
+// NewInstaller is the Installer of l's scope global (Layout.Scope), which
+// knows l's other scope, if there is one.
+func NewInstaller(l Layout, global bool) *Installer {
+	in := &Installer{Scope: l.Scope(global)}
+	if other, ok := l.Other(in.Scope); ok {
+		in.Other = &other
+	}
+	return in
 }
 
 // AddRequest is one plugin to install.

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,5 +306,44 @@ func TestFailedFirstAddLeavesNoScope(t *testing.T) {
 	}
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("scope root left behind: %v", err)
+	}
+}
+
+// TestExplainScope: a plugin in the other scope names the -g to give or
+// drop for the command; one not installed points to plugin list; other
+// errors pass as they are.
+func TestExplainScope(t *testing.T) {
+	n := mustName(t, "acme/guard")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&WrongScopeError{Name: n, In: Global}, "plugin acme/guard is installed globally; use -g to remove it"},
+		{&WrongScopeError{Name: n, In: Local}, "plugin acme/guard is installed in the project, not globally; drop -g to remove it"},
+		{fmt.Errorf("plugin acme/guard %w", ErrNotInstalled), "plugin acme/guard " + ErrNotInstalled.Error() + "; see quiver plugin list"},
+		{errors.New("disk full"), "disk full"},
+	} {
+		if got := ExplainScope(c.err, "remove"); got.Error() != c.want {
+			t.Errorf("ExplainScope(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	if !errors.Is(ExplainScope(ErrNotInstalled, "update"), ErrNotInstalled) {
+		t.Error("ExplainScope lost ErrNotInstalled")
+	}
+}
+
+// TestInstallerOutdated: plugin outdated asks each locked plugin what
+// update would do and changes nothing: a plain folder is local, even
+// with its folder edited (the check is forced).
+func TestInstallerOutdated(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.in.Scope.PluginDir(f.name), "recipes", "a.md"), []byte("edited"), 0o644)
+	diskBefore, lockBefore := f.state(t)
+	out, failed, err := f.in.Outdated(t.Context(), nil)
+	if err != nil || failed || len(out) != 1 || out[0].Name != "acme/guard" || !out[0].Local || out[0].Location != "local" {
+		t.Fatalf("Outdated = %+v, %v, %v", out, failed, err)
+	}
+	if disk, lock := f.state(t); disk != diskBefore || lock != lockBefore {
+		t.Error("Outdated changed the scope")
 	}
 }

@@ -77,6 +77,24 @@ func ParseName(s string) (Name, error) {
 	return NewName(s[:sep], s[sep+1:])
 }
 
+// ParseNames parses every name before anything else happens, keeping
+// each once, in the order given.
+func ParseNames(raw []string) ([]Name, error) {
+	var names []Name
+	seen := map[Name]bool{}
+	for _, r := range raw {
+		n, err := ParseName(r)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
 // Org returns the organisation part of the name.
 func (n Name) Org() string { return n.org }
 

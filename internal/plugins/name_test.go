@@ -219,3 +219,15 @@ func FuzzParseName(f *testing.F) {
 		checkNameProperties(t, in, n)
 	})
 }
+
+// TestParseNames: every name is checked before any is used, each kept
+// once in the order given; one bad name is the error.
+func TestParseNames(t *testing.T) {
+	names, err := plugins.ParseNames([]string{"acme/guard", "acme@lint", "Acme/Guard"})
+	if err != nil || len(names) != 2 || names[0].String() != "acme/guard" || names[1].String() != "acme/lint" {
+		t.Errorf("ParseNames = %v, %v", names, err)
+	}
+	if _, err := plugins.ParseNames([]string{"acme/guard", "../x"}); !errors.Is(err, plugins.ErrInvalidName) {
+		t.Errorf("a bad name: %v", err)
+	}
+}

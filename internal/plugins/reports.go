@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -45,6 +46,16 @@ func (r UpdateResult) Line() UpdateLine {
 	return u
 }
 
+// UpdateLines are plugin update --json's lines for res, never nil;
+// failed says some plugin could not be updated.
+func UpdateLines(res []UpdateResult) (out []UpdateLine, failed bool) {
+	out = []UpdateLine{}
+	for _, r := range res {
+		out, failed = append(out, r.Line()), failed || r.Err != nil
+	}
+	return out, failed
+}
+
 // Outdated is one plugin in plugin outdated --json.
 type Outdated struct {
 	Name            string `json:"name"`
@@ -75,6 +86,19 @@ func OutdatedOf(res []UpdateResult, location Location) (out []Outdated, failed b
 		out = append(out, o)
 	}
 	return out, failed
+}
+
+// Outdated is plugin outdated: a dry run of Update over every plugin of
+// the scope, forced (local edits do not hide a newer commit), resolve
+// saying what a marketplace's plugin is now (UpdateOptions.Resolve), as
+// OutdatedOf reports it.
+func (in *Installer) Outdated(ctx context.Context, resolve func(Name, LockEntry) (Spec, string, bool, error)) ([]Outdated, bool, error) {
+	res, err := in.Update(ctx, nil, UpdateOptions{DryRun: true, Force: true, Resolve: resolve})
+	if err != nil {
+		return nil, false, err
+	}
+	out, failed := OutdatedOf(res, in.Scope.Location)
+	return out, failed, nil
 }
 
 // OutdatedHeader heads the rows of Outdated.Row.
@@ -120,6 +144,19 @@ func (r SyncResult) Notice(s Scope) string {
 	return ""
 }
 
+// Failed reports whether r's plugin or marketplace could not be
+// installed.
+func (r SyncResult) Failed() bool { return r.Status == "failed" }
+
+// Said is what plugin install says of r in scope s: its failure, else
+// its notice (Notice).
+func (r SyncResult) Said(s Scope) (string, error) {
+	if r.Failed() {
+		return "", r.Err
+	}
+	return r.Notice(s), nil
+}
+
 // SyncSummary is plugin install's last line: how many plugins of scope s
 // were up to date, installed, repaired and failed.
 func SyncSummary(res []SyncResult, s Scope) string {
@@ -155,6 +192,9 @@ func Matched(res []VerifyResult) int {
 	}
 	return n
 }
+
+// VerifyHeader heads the rows of VerifyResult.Row.
+var VerifyHeader = []string{"NAME", "LOCATION", "STATUS", "CHANGED"}
 
 // Row is r's row in plugin verify's table.
 func (r VerifyResult) Row() []string {

@@ -111,3 +111,43 @@ func TestVerifyVerdicts(t *testing.T) {
 		t.Errorf("Row: %q, want %q", got, want)
 	}
 }
+
+// TestVerifyRow: plugin verify's table names the changed files, one
+// column each under VerifyHeader.
+func TestVerifyRow(t *testing.T) {
+	r := VerifyResult{Name: "acme/guard", Location: "project", Status: "modified", Changed: []string{"a", "b"}}
+	if got := r.Row(); len(got) != len(VerifyHeader) || got[3] != "a, b" {
+		t.Errorf("Row() = %q", got)
+	}
+}
+
+// TestSyncSaid: a failed install is said as its error, only that; one
+// kept but not pruned is said as its notice, never its error.
+func TestSyncSaid(t *testing.T) {
+	s := NewLayout(t.TempDir(), t.TempDir()).Global
+	n, _ := ParseName("acme/guard")
+	boom := errors.New("install acme/guard: boom")
+	if msg, err := (SyncResult{Name: n, Status: "failed", Err: boom}).Said(s); msg != "" || err != boom {
+		t.Errorf("failed: %q, %v", msg, err)
+	}
+	r := SyncResult{Name: n, Status: "unlocked", Err: errors.New("could not prune")}
+	if msg, err := r.Said(s); err != nil || !strings.HasPrefix(msg, "quiver: acme/guard is installed but not in ") || r.Failed() {
+		t.Errorf("unlocked: %q, %v", msg, err)
+	}
+	if msg, err := (SyncResult{Name: n, Status: "installed"}).Said(s); msg != "Installed acme/guard" || err != nil {
+		t.Errorf("installed: %q, %v", msg, err)
+	}
+}
+
+// TestUpdateLines: update --json says [] for nothing, and a failure is
+// one failed line among the others.
+func TestUpdateLines(t *testing.T) {
+	if out, failed := UpdateLines(nil); out == nil || len(out) != 0 || failed {
+		t.Errorf("nothing: %#v, %v", out, failed)
+	}
+	n, _ := ParseName("acme/guard")
+	out, failed := UpdateLines([]UpdateResult{{Name: n, Status: UpToDate}, {Name: n, Err: errors.New("boom")}})
+	if !failed || len(out) != 2 || out[0].Status != UpToDate || out[1].Status != "failed" || out[1].Error != "boom" {
+		t.Errorf("lines %+v, failed %v", out, failed)
+	}
+}

@@ -141,6 +141,14 @@ func (l Layout) Scopes() []Scope {
 	return []Scope{*l.Local, l.Global}
 }
 
+// Roots names the scopes' roots, the project's first: "ROOT and ROOT".
+func (l Layout) Roots() string {
+	if l.Local == nil {
+		return l.Global.Root
+	}
+	return l.Local.Root + " and " + l.Global.Root
+}
+
 // Scope returns the scope a command acts on: the global one when global is
 // set or when there is no separate local scope.
 func (l Layout) Scope(global bool) Scope {
@@ -172,19 +180,55 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && ra == rb
 }
 
+// Home is the user's home folder: $HOME, else the system's record of it.
+func Home(getenv func(string) string) (string, error) {
+	if home := getenv("HOME"); home != "" {
+		return home, nil
+	}
+	return os.UserHomeDir()
+}
+
 // GlobalRoot returns $QUIVER_HOME, else ~/.quiver.
 func GlobalRoot(getenv func(string) string) (string, error) {
 	if h := getenv("QUIVER_HOME"); h != "" {
 		return filepath.Abs(h)
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("find the home folder: %w (set QUIVER_HOME)", err)
-		}
+	home, err := Home(getenv)
+	if err != nil {
+		return "", fmt.Errorf("find the home folder: %w (set QUIVER_HOME)", err)
 	}
 	return filepath.Join(home, ".quiver"), nil
+}
+
+// ResolveLayout resolves the scopes of one invocation (SPEC §1): the
+// project is flag, else QUIVER_PROJECT_DIR, else the one the working
+// directory is in (ProjectDir). An agent's session root, when given and
+// absolute, stands for the working directory and QUIVER_PROJECT_DIR (SPEC
+// §9: the session's project decides): only the flag names another
+// project. The project's machine records are then moved where they belong
+// (MigrateMachine), notify hearing of each move.
+func ResolveLayout(flag, sessionRoot string, getenv func(string) string, getwd func() (string, error), notify func(string)) (Layout, error) {
+	wd, err := getwd()
+	if err != nil {
+		return Layout{}, err
+	}
+	env := getenv("QUIVER_PROJECT_DIR")
+	if sessionRoot != "" && filepath.IsAbs(sessionRoot) {
+		wd, env = sessionRoot, ""
+	}
+	project, err := ProjectDir(flag, env, wd)
+	if err != nil {
+		return Layout{}, err
+	}
+	global, err := GlobalRoot(getenv)
+	if err != nil {
+		return Layout{}, err
+	}
+	l := NewLayout(project, global)
+	if err := MigrateMachine(l, notify); err != nil {
+		return l, fmt.Errorf("move the project's machine records to %s: %w", l.Local.Machine, err)
+	}
+	return l, nil
 }
 
 // ProjectDir resolves the project directory (SPEC §1): flag, then env, then

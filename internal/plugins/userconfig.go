@@ -193,6 +193,26 @@ func (r ConfigRow) Shown() string {
 	return r.Value
 }
 
+// ParseSettings reads plugin config's KEY=VALUE arguments (KEY= unsets
+// KEY); an argument that is not one is the caller's mistake (ErrUsage).
+func ParseSettings(args []string) (map[string]string, error) {
+	set := map[string]string{}
+	for _, kv := range args {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, Usagef("%q is not KEY=VALUE", kv)
+		}
+		set[k] = v
+	}
+	return set, nil
+}
+
+// ConfigHeader heads the rows of ConfigRow.Row.
+var ConfigHeader = []string{"KEY", "VALUE", "DESCRIPTION"}
+
+// Row is r's row in plugin config's table: never a secret (Shown).
+func (r ConfigRow) Row() []string { return []string{r.Key, r.Shown(), r.Description} }
+
 // Missing lists the required keys with no value and no default.
 func (c UserConfig) Missing() []string {
 	var out []string

@@ -1,5 +1,22 @@
 package safefs
 
+import (
+	"strconv"
+	"strings"
+)
+
+// Visible makes control characters (terminal escapes, newlines, NUL) and
+// invisible formatting ones (bidi overrides, zero-width spaces) of s
+// visible as Go escapes, so that text other people wrote (names,
+// descriptions, reasons) can never drive the user's terminal.
+func Visible(s string) string {
+	if strings.IndexFunc(s, Deceptive) < 0 {
+		return s
+	}
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}
+
 // Excerpt is at most n bytes of b, with "..." when it was cut: a piece of
 // a stranger's output for a message (quote it where it may hold control
 // characters).

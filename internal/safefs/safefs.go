@@ -6,7 +6,8 @@
 // Every read of such a file goes through Open or ReadFile: only regular
 // files are opened (a FIFO, a device or a symlink to one is an error naming
 // the file, never a hang), and nothing is read past a size limit. Every
-// path read from such a file goes through RelPath or Name.
+// path read from such a file goes through RelPath or Name, and text from
+// them is shown through Visible.
 package safefs
 
 import (

@@ -1,5 +1,7 @@
 package format
 
+import "strings"
+
 // quiver's lifecycle events a hook can handle (SPEC §8), and how Claude
 // Code's events map to them (SPEC §11).
 const (
@@ -13,6 +15,18 @@ const (
 
 // Events lists the events in the order the docs present them.
 var Events = []string{SessionStart, BeforeToolCall, AfterToolCall, UserMessageSend, AgentStop, TurnEnd}
+
+// EventsStarting lists the events whose names start with prefix, for
+// shell completion.
+func EventsStarting(prefix string) []string {
+	var out []string
+	for _, e := range Events {
+		if strings.HasPrefix(e, prefix) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // ValidEvent reports whether s is one of the events.
 func ValidEvent(s string) bool {

@@ -1,5 +1,11 @@
 package format
 
+import (
+	"fmt"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
+)
+
 // Report is findings as plugin validate and doctor give them (their
 // --json output): counted by severity, never a null list.
 type Report struct {
@@ -24,4 +30,22 @@ func NewReport(dir string, fs []Finding) Report {
 		}
 	}
 	return r
+}
+
+// Lines are r's findings as plugin validate and doctor print them for
+// people: the severity, the file and the reason, then the fix indented
+// under it; what a plugin wrote is made visible (safefs.Visible).
+func (r Report) Lines() []string {
+	var out []string
+	for _, f := range r.Findings {
+		where := f.File
+		if where != "" {
+			where += ": "
+		}
+		out = append(out, fmt.Sprintf("%-8s %s%s", f.Severity, safefs.Visible(where), safefs.Visible(f.Reason)))
+		if f.Fix != "" {
+			out = append(out, fmt.Sprintf("%-8s fix: %s", "", safefs.Visible(f.Fix)))
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Candidate is an installable entry offered to shell completion.
@@ -43,6 +44,21 @@ func Complete(l plugins.Layout, prefix string) []Candidate {
 				out = append(out, Candidate{Name: name, Description: e.Description})
 			}
 		}
+	}
+	return out
+}
+
+// ShellCandidates are Complete's entries as a shell's completion shows
+// them: PLUGIN@MARKETPLACE, then a tab and the description, made one
+// short plain line with nothing that could drive the terminal.
+func ShellCandidates(l plugins.Layout, prefix string) []string {
+	var out []string
+	for _, c := range Complete(l, prefix) {
+		name := c.Name
+		if d := safefs.Visible(Truncate(c.Description, 60)); d != "" {
+			name += "\t" + d
+		}
+		out = append(out, name)
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package marketplace
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -24,5 +26,19 @@ func TestComplete(t *testing.T) {
 	}
 	if got := plugins.CompleteMarketplaces(l, "t", []string{"team"}); len(got) != 1 || got[0] != "tools" {
 		t.Errorf("CompleteMarketplaces: %v", got)
+	}
+}
+
+// TestShellCandidates: a shell is offered PLUGIN@MARKETPLACE, a tab and
+// the description made one short line, escaped; no description, no tab.
+func TestShellCandidates(t *testing.T) {
+	l := plugins.NewLayout(t.TempDir(), t.TempDir())
+	long := strings.Repeat("word ", 20)
+	addTo(t, l.Global, "tools", "https://github.com/acme/market.git", `a\tb\u202e `+long)
+	addTo(t, l.Global, "bare", "https://github.com/acme/bare.git", "")
+	got := ShellCandidates(l, "p@")
+	want := []string{"p@bare", "p@tools\t" + `a b\u202e ` + strings.Repeat("word ", 10) + "word…"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ShellCandidates:\n%q\nwant\n%q", got, want)
 	}
 }

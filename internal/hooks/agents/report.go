@@ -1,0 +1,83 @@
+package agents
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
+)
+
+// What agent install and agent list have to tell the person; the
+// terminal prints it.
+
+// Lines are what agent install says once it wired site with o: that the
+// agent's events call quiver, and how many skills and recipes it linked
+// where; the configuration's path and the command are made visible.
+func (res Installed) Lines(site Site, o InstallOptions) []string {
+	verb := "Wired"
+	if !res.Changed {
+		verb = "Already wired:"
+	}
+	ag := site.Agent
+	out := []string{fmt.Sprintf("%s %s (%s): %d events call %s", verb, ag.Title, safefs.Visible(site.Config), len(ag.Events),
+		safefs.Visible(ag.Command(o.Command, Event{Quiver: "EVENT"}, o.AllowRewrites)))}
+	if res.Links > 0 {
+		out = append(out, fmt.Sprintf("Linked %d skill(s) and recipe(s) into %s", res.Links, filepath.Dir(site.Dirs().Skills)))
+	}
+	return out
+}
+
+// Warnings are what agent install warns of once it wired site with o: a
+// command the agent cannot run, what of the plugins did not reach the
+// agent, hook entries of others in a file named as quiver's own, and
+// what the agent waits on before it uses what quiver wrote.
+func (res Installed) Warnings(site Site, o InstallOptions) []string {
+	var out []string
+	if problem := CommandProblem(o.Command); problem != "" {
+		out = append(out, fmt.Sprintf("quiver: warning: %s; the agent will not reach quiver until it is (or use --command PATH)", problem))
+	}
+	for _, m := range res.Missed {
+		out = append(out, fmt.Sprintf("quiver: warning: %s: %s", site.Agent.Title, m))
+	}
+	if res.Foreign > 0 {
+		out = append(out, fmt.Sprintf("quiver: warning: %s holds %d hook entries quiver did not write (a repository may commit it to pass its hooks as quiver's): review them", site.Config, res.Foreign))
+	}
+	if res.Gate != "" {
+		out = append(out, "quiver: warning: "+res.Gate)
+	}
+	return out
+}
+
+// Removed is what agent remove says of site: that quiver was removed,
+// or was not wired there.
+func Removed(site Site, removed bool) string {
+	if !removed {
+		return fmt.Sprintf("%s was not wired in %s", site.Agent.Title, safefs.Visible(site.Config))
+	}
+	return fmt.Sprintf("Removed quiver from %s (%s)", site.Agent.Title, safefs.Visible(site.Config))
+}
+
+// RowHeader heads the rows of Row.Cells.
+var RowHeader = []string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}
+
+// Cells is r's row in agent list's table.
+func (r Row) Cells() []string {
+	wired := "no"
+	if r.Wired {
+		wired = "yes"
+	}
+	return []string{r.Agent, r.Location, r.Config, wired, strconv.Itoa(r.Links)}
+}
+
+// Gates are what agent list says under its table: each wired agent's
+// gate, as "agent (location): gate".
+func Gates(rows []Row) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Gate != "" {
+			out = append(out, fmt.Sprintf("%s (%s): %s", r.Agent, r.Location, r.Gate))
+		}
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+package agents
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestInstalledWarnings: install warns, in order, of a quiver the agent
+// cannot run, what did not reach the agent, others' entries in quiver's
+// own file and the agent's gate; a clean install warns of nothing.
+func TestInstalledWarnings(t *testing.T) {
+	w := newWirer(t)
+	ag, err := Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := w.Site(ag, false)
+	res := Installed{Missed: []string{"acme/lsp: no LSP"}, Foreign: 2, Gate: "trust the folder"}
+	got := res.Warnings(site, InstallOptions{Command: filepath.Join(t.TempDir(), "quiver")})
+	want := []string{"is not an executable file; the agent will not reach quiver", "Claude Code: acme/lsp: no LSP", "holds 2 hook entries quiver did not write", "quiver: warning: trust the folder"}
+	if len(got) != len(want) {
+		t.Fatalf("warnings %q, want %d", got, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], "quiver: warning: ") || !strings.Contains(got[i], want[i]) {
+			t.Errorf("warning %d: %q, want it to say %q", i, got[i], want[i])
+		}
+	}
+	if got := (Installed{}).Warnings(site, InstallOptions{Command: "sh"}); len(got) != 0 {
+		t.Errorf("a clean install warns %q", got)
+	}
+}
+
+// TestRowCellsAndGates: agent list's table says yes or no and counts
+// links; only rows with a gate are named under it.
+func TestRowCellsAndGates(t *testing.T) {
+	rows := []Row{
+		{Agent: "codex", Location: "local", Config: ".codex/hooks.json", Wired: true, Links: 3, Gate: "trust the project in Codex"},
+		{Agent: "claude", Location: "global", Config: "settings.json"},
+	}
+	if got := rows[0].Cells(); !slices.Equal(got, []string{"codex", "local", ".codex/hooks.json", "yes", "3"}) || len(got) != len(RowHeader) {
+		t.Errorf("cells %q", got)
+	}
+	if got := rows[1].Cells(); got[3] != "no" || got[4] != "0" {
+		t.Errorf("cells %q", got)
+	}
+	if got := Gates(rows); !slices.Equal(got, []string{"codex (local): trust the project in Codex"}) {
+		t.Errorf("gates %q", got)
+	}
+}
+
+// TestInstalledLines: install says whether it wired the agent or found it
+// wired, which command each event calls, and where it linked skills.
+func TestInstalledLines(t *testing.T) {
+	w := newWirer(t)
+	site := w.Site(Claude, false)
+	o := InstallOptions{Command: "quiver"}
+	got := Installed{Changed: true, Links: 2}.Lines(site, o)
+	want := fmt.Sprintf("Wired Claude Code (%s): %d events call %s", site.Config, len(Claude.Events), Claude.Command("quiver", Event{Quiver: "EVENT"}, false))
+	if len(got) != 2 || got[0] != want || got[1] != "Linked 2 skill(s) and recipe(s) into "+filepath.Dir(site.Dirs().Skills) {
+		t.Errorf("lines %q, want first %q", got, want)
+	}
+	if got := (Installed{}).Lines(site, o); len(got) != 1 || !strings.HasPrefix(got[0], "Already wired: Claude Code (") {
+		t.Errorf("unchanged: %q", got)
+	}
+}
+
+// TestRemoved: agent remove says it removed quiver, or that it was not
+// wired, naming the configuration.
+func TestRemoved(t *testing.T) {
+	site := newWirer(t).Site(Gemini, true)
+	if got := Removed(site, true); got != "Removed quiver from Gemini CLI ("+site.Config+")" {
+		t.Errorf("removed: %q", got)
+	}
+	if got := Removed(site, false); got != "Gemini CLI was not wired in "+site.Config {
+		t.Errorf("not wired: %q", got)
+	}
+}

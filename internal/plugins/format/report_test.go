@@ -1,0 +1,32 @@
+package format
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestReportLines: a finding is its severity, file and reason on one
+// line and its fix indented under it, with what a plugin wrote escaped;
+// the counts follow the severities.
+func TestReportLines(t *testing.T) {
+	r := NewReport("/p", []Finding{
+		{Severity: "error", File: "hooks/x\u202e", Reason: "not executable", Fix: "chmod +x hooks/x"},
+		{Severity: "warning", Reason: "an empty plugin"},
+		{Severity: "info", Reason: "ok"},
+	})
+	want := []string{
+		`error    hooks/x\u202e: not executable`,
+		"         fix: chmod +x hooks/x",
+		"warning  an empty plugin",
+		"info     ok",
+	}
+	if got := r.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r.Errors != 1 || r.Warnings != 1 {
+		t.Errorf("counted %d error(s), %d warning(s)", r.Errors, r.Warnings)
+	}
+	if NewReport("", nil).Lines() != nil {
+		t.Error("no findings printed lines")
+	}
+}
