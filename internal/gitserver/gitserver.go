@@ -160,7 +160,8 @@ func (s *Server) RepoURL(name string) string { return s.URL + "/" + name + ".git
 // The objects and the ref are written straight into the bare repository,
 // as git lays them out, without a git process: a fixture costs a few file
 // writes instead of a dozen git commands (init, add, commit, push and the
-// receive-pack, unpack-objects and gc behind it).
+// receive-pack, unpack-objects and gc behind it). A commit of over 100 new
+// objects is packed by one git repack, as receive-pack would keep it.
 func (s *Server) Commit(name, branch, src, msg string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,12 +172,13 @@ func (s *Server) Commit(name, branch, src, msg string) (string, error) {
 	if branch == "" {
 		branch = "main"
 	}
-	tree, err := writeTree(bare, src)
+	o := &objects{bare: bare}
+	tree, err := o.tree(src)
 	if err != nil {
 		return "", fmt.Errorf("gitserver: commit %s: %w", src, err)
 	}
 	if tree == "" {
-		if tree, err = writeObject(bare, "tree", nil); err != nil {
+		if tree, err = o.write("tree", nil); err != nil {
 			return "", err
 		}
 	}
@@ -187,12 +189,21 @@ func (s *Server) Commit(name, branch, src, msg string) (string, error) {
 	}
 	sig := signature()
 	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s\n", sig, sig, msg)
-	commit, err := writeObject(bare, "commit", []byte(b.String()))
+	commit, err := o.write("commit", []byte(b.String()))
 	if err != nil {
 		return "", err
 	}
 	if err := writeRef(bare, "refs/heads/"+branch, commit); err != nil {
 		return "", err
+	}
+	// A push of more objects than transfer.unpackLimit (100) is kept as
+	// a pack by receive-pack; so is a big commit here (git repack packs
+	// what the refs reach), or git would compress every loose object
+	// again for each fetch of it.
+	if o.added > 100 {
+		if _, err := s.git(bare, "repack", "-d", "-q"); err != nil {
+			return "", err
+		}
 	}
 	s.head[name] = commit
 	return commit, nil
@@ -212,7 +223,7 @@ func (s *Server) Tag(name, tag string, annotated bool) error {
 	if annotated {
 		body := fmt.Sprintf("object %s\ntype commit\ntag %s\ntagger %s\n\nrelease %s\n", target, tag, signature(), tag)
 		var err error
-		if target, err = writeObject(bare, "tag", []byte(body)); err != nil {
+		if target, err = (&objects{bare: bare}).write("tag", []byte(body)); err != nil {
 			return err
 		}
 	}
@@ -304,15 +315,20 @@ func signature() string {
 	return fmt.Sprintf("quiver test <test@quiver.invalid> %d +0000", time.Now().Unix())
 }
 
-// writeObject stores a loose object of the given kind in the bare
-// repository and returns its SHA-1.
-func writeObject(bare, kind string, data []byte) (string, error) {
+// objects writes loose objects into one bare repository.
+type objects struct {
+	bare  string
+	added int // objects that were not there yet
+}
+
+// write stores a loose object of the given kind and returns its SHA-1.
+func (o *objects) write(kind string, data []byte) (string, error) {
 	header := fmt.Sprintf("%s %d\x00", kind, len(data))
 	h := sha1.New()
 	h.Write([]byte(header))
 	h.Write(data)
 	sum := hex.EncodeToString(h.Sum(nil))
-	path := filepath.Join(bare, "objects", sum[:2], sum[2:])
+	path := filepath.Join(o.bare, "objects", sum[:2], sum[2:])
 	if _, err := os.Stat(path); err == nil {
 		return sum, nil
 	}
@@ -326,6 +342,7 @@ func writeObject(bare, kind string, data []byte) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
+	o.added++
 	return sum, writeAtomic(path, z.Bytes(), 0o444)
 }
 
@@ -361,12 +378,12 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	return err
 }
 
-// writeTree stores the tree of the files under dir, as git add -A and
+// tree stores the tree of the files under dir, as git add -A and
 // git commit would record them, and returns its SHA-1; "" when dir holds
 // no file at any depth (git records no empty folder). A file is 100755
 // when its owner may run it, else 100644; a symlink is its target.
 // Anything else (a FIFO, a socket) and .git folders are left out.
-func writeTree(bare, dir string) (string, error) {
+func (o *objects) tree(dir string) (string, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		return "", err
@@ -385,7 +402,7 @@ func writeTree(bare, dir string) (string, error) {
 		e := entry{name: de.Name(), key: de.Name()}
 		switch {
 		case info.IsDir():
-			if e.sha, err = writeTree(bare, p); err != nil {
+			if e.sha, err = o.tree(p); err != nil {
 				return "", err
 			}
 			if e.sha == "" {
@@ -397,7 +414,7 @@ func writeTree(bare, dir string) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if e.sha, err = writeObject(bare, "blob", []byte(target)); err != nil {
+			if e.sha, err = o.write("blob", []byte(target)); err != nil {
 				return "", err
 			}
 			e.mode = "120000"
@@ -406,7 +423,7 @@ func writeTree(bare, dir string) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if e.sha, err = writeObject(bare, "blob", data); err != nil {
+			if e.sha, err = o.write("blob", data); err != nil {
 				return "", err
 			}
 			e.mode = "100644"
@@ -432,7 +449,7 @@ func writeTree(bare, dir string) (string, error) {
 		buf.WriteString(e.mode + " " + e.name + "\x00")
 		buf.Write(raw)
 	}
-	return writeObject(bare, "tree", buf.Bytes())
+	return o.write("tree", buf.Bytes())
 }
 
 func (s *Server) git(dir string, args ...string) (string, error) {

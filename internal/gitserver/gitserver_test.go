@@ -1,6 +1,7 @@
 package gitserver
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,5 +142,37 @@ func TestCommitTagCloneRefs(t *testing.T) {
 	}
 	if got := gitIn(t, bare, "cat-file", "-t", "at-tree"); got != "tree" {
 		t.Errorf("at-tree is a %s, want a tree", got)
+	}
+}
+
+// A commit of many new objects is packed, as receive-pack keeps a big
+// push, so that git does not compress each loose object again for every
+// fetch; a small one stays loose.
+func TestBigCommitIsPacked(t *testing.T) {
+	s := New(t, Options{})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "one"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.Commit("acme/big", "", dir, "small")
+	packs, _ := filepath.Glob(filepath.Join(s.Bare("acme/big"), "objects", "pack", "*.pack"))
+	if len(packs) != 0 {
+		t.Fatalf("a 3-object commit was packed: %v", packs)
+	}
+	for i := range 150 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit, err := s.Commit("acme/big", "", dir, "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := s.Bare("acme/big")
+	if out := gitIn(t, bare, "count-objects", "-v"); !strings.Contains(out, "count: 0\n") || !strings.Contains(out, "packs: 1") {
+		t.Errorf("after a 152-object commit:\n%s", out)
+	}
+	if got := gitIn(t, bare, "rev-parse", "main"); got != commit {
+		t.Errorf("main is %s, want %s", got, commit)
 	}
 }
