@@ -510,6 +510,18 @@ func TestServePersistentHookRestarts(t *testing.T) {
 	assertAllGone(t, pids)
 }
 
+// waitForFile waits until path exists: a hook touches it to say it got
+// somewhere (60 s at most, as for a response).
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s did not appear in 60s", path)
+}
+
 // assertAllGone fails for any pid in the file that is still alive.
 func assertAllGone(t *testing.T, pidFile string) {
 	t.Helper()
@@ -725,6 +737,7 @@ func TestServeStdoutOnlyProtocol(t *testing.T) {
 func TestServeAttackFixes(t *testing.T) {
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	marker := filepath.Join(t.TempDir(), "v2-ran")
+	slowStarted := filepath.Join(t.TempDir(), "slow-started")
 	hooksDir := filepath.Join(h.project, ".quiver", "hooks")
 	slowV1 := `#!/usr/bin/env bash
 case "$1" in
@@ -732,7 +745,7 @@ case "$1" in
   run) cat >/dev/null ;;
   serve) while IFS= read -r line; do
       id=${line#*\"id\":}; id=${id%%,*}
-      case "$line" in *slow*) sleep 1 ;; *hang*) sleep 30 ;; esac
+      case "$line" in *slow*) touch ` + slowStarted + `; sleep 1 ;; *hang*) sleep 30 ;; esac
       printf '{"id":%s,"result":{"context":"v1"}}\n' "$id"
     done ;;
 esac
@@ -744,8 +757,10 @@ esac
 	h.must("trust")
 	c := startServe(t, h)
 	c.request(1, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{"tool_name": "slow"}})
+	// Once 1 runs (its hook is in its 1 s sleep), 2 is sent and waits
+	// for its turn while the file is swapped.
+	waitForFile(t, slowStarted)
 	c.request(2, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{"tool_name": "quick"}})
-	time.Sleep(300 * time.Millisecond) // usually: 1 runs, 2 waits (either order is checked below)
 	v2 := strings.Replace(slowV1, `"context":"v1"`, `"context":"v2"`, 1)
 	v2 = strings.Replace(v2, "serve) while", "serve) touch "+marker+"; while", 1)
 	tmp := filepath.Join(hooksDir, ".guard.new")
