@@ -281,6 +281,7 @@ var durations = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
 // serve's run, exactly the object hook run prints, with a persistent hook
 // in the chain (one-shot in hook run, long-lived in serve).
 func TestServeRunMatchesHookRun(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found")
@@ -344,6 +345,7 @@ func TestServeRunMatchesHookRun(t *testing.T) {
 // before a slow one sent earlier; notifications get no answer; a
 // request's timeout is its own.
 func TestServePipelining(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	writeHooks(t, filepath.Join(h.home, "hooks"), map[string]string{
 		"sleepy": bashHook("before_tool_call", `case "$input" in *slow*) sleep 2;; esac; echo '{"context":"awake"}'`),
@@ -374,6 +376,7 @@ func TestServePipelining(t *testing.T) {
 // TestServeSeesChanges: installs, trust, enable/disable, edits and
 // removals made by other quiver processes show at the next request.
 func TestServeSeesChanges(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	c := startServe(t, h)
 	danger := map[string]any{"tool_name": "bash", "tool_input": map[string]any{"command": "rm -rf /"}}
@@ -446,6 +449,7 @@ esac
 // crash, a timeout, a malformed line and an edit each cost a restart,
 // and the failed request is a failed hook, not a dead server.
 func TestServePersistentHookRestarts(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	pids := filepath.Join(t.TempDir(), "pids")
 	hooksDir := filepath.Join(h.home, "hooks")
@@ -545,6 +549,7 @@ func assertAllGone(t *testing.T, pidFile string) {
 // TestServeShutdown: EOF, the shutdown method and SIGTERM each end the
 // server with every hook process it started, persistent or in flight.
 func TestServeShutdown(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	for _, how := range []string{"eof", "shutdown", "sigterm", "client gone"} {
 		t.Run(how, func(t *testing.T) {
 			h := newHarness(t, gitserver.New(t, gitserver.Options{}))
@@ -617,6 +622,7 @@ func waitForLines(t *testing.T, file string, n int) {
 // TestServeBadInput: whatever arrives, each line gets an error response
 // with the JSON-RPC code, and the server goes on serving.
 func TestServeBadInput(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	c := startServe(t, h)
 	cases := []struct {
@@ -681,6 +687,7 @@ func TestServeBadInput(t *testing.T) {
 // and the request runs. The server's own --timeout and
 // QUIVER_HOOK_TIMEOUT are refused before it serves anything.
 func TestServeTimeoutIsBounded(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	writeHooks(t, filepath.Join(h.project, ".quiver", "hooks"), map[string]string{"local": bashHook("before_tool_call", "echo '{\"context\":\"ran\"}'")})
 	h.must("trust")
@@ -717,6 +724,7 @@ func TestServeTimeoutIsBounded(t *testing.T) {
 // TestServeStdoutOnlyProtocol: warnings (an untrusted project, a broken
 // hook) go to stderr; stdout holds only responses (next checks each).
 func TestServeStdoutOnlyProtocol(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	writeHooks(t, filepath.Join(h.project, ".quiver", "hooks"), map[string]string{"local": bashHook("before_tool_call", "echo hi")})
 	writeHooks(t, filepath.Join(h.home, "hooks"), map[string]string{"noisy": "#!/usr/bin/env bash\necho 'not an event'\n"})
@@ -735,6 +743,7 @@ func TestServeStdoutOnlyProtocol(t *testing.T) {
 // never runs for that event; waiting for the turn counts against the
 // timeout; hooks get SIGPIPE's default action, as under hook run.
 func TestServeAttackFixes(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	marker := filepath.Join(t.TempDir(), "v2-ran")
 	slowStarted := filepath.Join(t.TempDir(), "slow-started")
