@@ -157,12 +157,20 @@ func TestKillDuringForcedAdd(t *testing.T) {
 	t.Logf("%d iterations, %d killed before exit, install takes %s; repairs by the next command: %v", iterations, killed, window, kinds)
 }
 
-// waitForJournal polls until an install journal shows up in dir.
-func waitForJournal(dir string, limit time.Duration) {
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); {
-		if m, _ := filepath.Glob(filepath.Join(dir, ".txn-*")); len(m) > 0 {
-			return
-		}
+// waitForJournal returns as soon as an install journal (.txn-*) shows up
+// in dir, or once limit has passed.
+func waitForJournal(dir string, limit time.Duration) { waitForEntry(dir, ".txn-", limit) }
+
+// entryIn reports whether a name starting with prefix is in dir.
+func entryIn(dir, prefix string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
+	return len(m) > 0
+}
+
+// pollForEntry polls until a name starting with prefix shows up in dir,
+// or limit has passed: waitForEntry where the system cannot tell.
+func pollForEntry(dir, prefix string, limit time.Duration) {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline) && !entryIn(dir, prefix); {
 		time.Sleep(50 * time.Microsecond)
 	}
 }
