@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -48,9 +49,61 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asQuiver) == "1" {
 		os.Exit(quiverMain())
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(topLevel{m}, map[string]func(){
 		"quiver": func() { os.Exit(quiverMain()) },
 	})
+}
+
+// topLevel runs the tests in the test process that go test started (not
+// in a quiver or server re-executed from it), with python3 found
+// directly (directPython).
+type topLevel struct{ m *testing.M }
+
+func (t topLevel) Run() int {
+	defer directPython()()
+	return t.m.Run()
+}
+
+// directPython puts first in PATH, for the tests and every process they
+// start, the python3 that the one in PATH runs in the end, when that one
+// is a version manager's shim (pyenv's is a shell script that runs a
+// dozen processes, 0.7 s of CPU, before python starts): the hooks written
+// in python run hundreds of times in these tests, and a shim's start-up
+// under load made a hook miss the 5 s it has to answer `hook`. The
+// interpreter, and so what the hooks do, is the same. It returns a
+// function that removes what it made.
+func directPython() (cleanup func()) {
+	cleanup = func() {}
+	shim, err := exec.LookPath("python3")
+	if err != nil {
+		return cleanup
+	}
+	out, err := exec.Command(shim, "-c", "import sys; print(sys.executable)").Output()
+	real := strings.TrimSpace(string(out))
+	if err != nil || real == "" {
+		return cleanup
+	}
+	if a, b := resolved(shim), resolved(real); a == b {
+		return cleanup // python3 in PATH is no shim
+	}
+	dir, err := os.MkdirTemp("", "quiver-python-")
+	if err != nil {
+		return cleanup
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "python3")); err != nil {
+		os.RemoveAll(dir)
+		return cleanup
+	}
+	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	return func() { os.RemoveAll(dir) }
+}
+
+// resolved is path with every symlink followed, or path itself.
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 func TestScripts(t *testing.T) {

@@ -282,6 +282,7 @@ var durations = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
 // serve's run, exactly the object hook run prints, with a persistent hook
 // in the chain (one-shot in hook run, long-lived in serve).
 func TestServeRunMatchesHookRun(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found")
@@ -345,6 +346,7 @@ func TestServeRunMatchesHookRun(t *testing.T) {
 // before a slow one sent earlier; notifications get no answer; a
 // request's timeout is its own.
 func TestServePipelining(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	writeHooks(t, filepath.Join(h.home, "hooks"), map[string]string{
 		"sleepy": bashHook("before_tool_call", `case "$input" in *slow*) sleep 2;; esac; echo '{"context":"awake"}'`),
@@ -375,6 +377,7 @@ func TestServePipelining(t *testing.T) {
 // TestServeSeesChanges: installs, trust, enable/disable, edits and
 // removals made by other quiver processes show at the next request.
 func TestServeSeesChanges(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	c := startServe(t, h)
 	danger := map[string]any{"tool_name": "bash", "tool_input": map[string]any{"command": "rm -rf /"}}
@@ -447,6 +450,7 @@ esac
 // crash, a timeout, a malformed line and an edit each cost a restart,
 // and the failed request is a failed hook, not a dead server.
 func TestServePersistentHookRestarts(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	pids := filepath.Join(t.TempDir(), "pids")
 	hooksDir := filepath.Join(h.home, "hooks")
@@ -511,6 +515,18 @@ func TestServePersistentHookRestarts(t *testing.T) {
 	assertAllGone(t, pids)
 }
 
+// waitForFile waits until path exists: a hook touches it to say it got
+// somewhere (60 s at most, as for a response).
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s did not appear in 60s", path)
+}
+
 // assertAllGone fails for any pid in the file that is still alive.
 func assertAllGone(t *testing.T, pidFile string) {
 	t.Helper()
@@ -534,6 +550,7 @@ func assertAllGone(t *testing.T, pidFile string) {
 // TestServeShutdown: EOF, the shutdown method and SIGTERM each end the
 // server with every hook process it started, persistent or in flight.
 func TestServeShutdown(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	for _, how := range []string{"eof", "shutdown", "sigterm", "client gone"} {
 		t.Run(how, func(t *testing.T) {
 			h := newHarness(t, gitserver.New(t, gitserver.Options{}))
@@ -606,6 +623,7 @@ func waitForLines(t *testing.T, file string, n int) {
 // TestServeBadInput: whatever arrives, each line gets an error response
 // with the JSON-RPC code, and the server goes on serving.
 func TestServeBadInput(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	c := startServe(t, h)
 	cases := []struct {
@@ -670,6 +688,7 @@ func TestServeBadInput(t *testing.T) {
 // and the request runs. The server's own --timeout and
 // QUIVER_HOOK_TIMEOUT are refused before it serves anything.
 func TestServeTimeoutIsBounded(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	writeHooks(t, filepath.Join(h.project, ".quiver", "hooks"), map[string]string{"local": bashHook("before_tool_call", "echo '{\"context\":\"ran\"}'")})
 	h.must("trust")
@@ -706,6 +725,7 @@ func TestServeTimeoutIsBounded(t *testing.T) {
 // TestServeStdoutOnlyProtocol: warnings (an untrusted project, a broken
 // hook) go to stderr; stdout holds only responses (next checks each).
 func TestServeStdoutOnlyProtocol(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	writeHooks(t, filepath.Join(h.project, ".quiver", "hooks"), map[string]string{"local": bashHook("before_tool_call", "echo hi")})
 	writeHooks(t, filepath.Join(h.home, "hooks"), map[string]string{"noisy": "#!/usr/bin/env bash\necho 'not an event'\n"})
@@ -724,8 +744,10 @@ func TestServeStdoutOnlyProtocol(t *testing.T) {
 // never runs for that event; waiting for the turn counts against the
 // timeout; hooks get SIGPIPE's default action, as under hook run.
 func TestServeAttackFixes(t *testing.T) {
+	t.Parallel() // its own project, home and git server
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	marker := filepath.Join(t.TempDir(), "v2-ran")
+	slowStarted := filepath.Join(t.TempDir(), "slow-started")
 	hooksDir := filepath.Join(h.project, ".quiver", "hooks")
 	slowV1 := `#!/usr/bin/env bash
 case "$1" in
@@ -733,7 +755,7 @@ case "$1" in
   run) cat >/dev/null ;;
   serve) while IFS= read -r line; do
       id=${line#*\"id\":}; id=${id%%,*}
-      case "$line" in *slow*) sleep 1 ;; *hang*) sleep 30 ;; esac
+      case "$line" in *slow*) touch ` + slowStarted + `; sleep 1 ;; *hang*) sleep 30 ;; esac
       printf '{"id":%s,"result":{"context":"v1"}}\n' "$id"
     done ;;
 esac
@@ -745,8 +767,10 @@ esac
 	h.must("trust")
 	c := startServe(t, h)
 	c.request(1, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{"tool_name": "slow"}})
+	// Once 1 runs (its hook is in its 1 s sleep), 2 is sent and waits
+	// for its turn while the file is swapped.
+	waitForFile(t, slowStarted)
 	c.request(2, "run", map[string]any{"event": "before_tool_call", "payload": map[string]any{"tool_name": "quick"}})
-	time.Sleep(300 * time.Millisecond) // usually: 1 runs, 2 waits (either order is checked below)
 	v2 := strings.Replace(slowV1, `"context":"v1"`, `"context":"v2"`, 1)
 	v2 = strings.Replace(v2, "serve) while", "serve) touch "+marker+"; while", 1)
 	tmp := filepath.Join(hooksDir, ".guard.new")

@@ -15,12 +15,15 @@ import (
 // ninth beside them, as separate processes sharing one home: every round
 // keeps all eight records and the revocation (SPEC §9: the trust store is
 // updated under a file lock). Before the lock, 19 of 20 rounds lost
-// records and most revocations were undone.
+// records and most revocations were undone; with the lock taken out
+// again, the first round failed in 10 runs of 10. Two rounds (they were
+// six) leave a defect that loses 19 rounds of 20 a chance of 1 in 400
+// per run to go unseen.
 func TestConcurrentTrustLosesNothing(t *testing.T) {
 	t.Parallel() // its own project, home and git server
 	srv := gitserver.New(t, gitserver.Options{})
 	base := newHarness(t, srv)
-	const n, rounds = 8, 6
+	const n, rounds = 8, 2
 	for round := range rounds {
 		var projects []*harness
 		for i := range n + 1 {

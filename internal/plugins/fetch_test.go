@@ -171,7 +171,7 @@ func TestFetchRefs(t *testing.T) {
 // the annotated tag's own hash differs from its commit's.
 func TestFetchAnnotatedTagIsCommit(t *testing.T) {
 	r := newFetchRepo(t, gitserver.Options{})
-	out, err := exec.Command("git", "-C", filepath.Join(r.srv.Work, fetchRepoName), "rev-parse", "v2.0.0").Output()
+	out, err := exec.Command("git", "-C", r.srv.Bare(fetchRepoName), "rev-parse", "v2.0.0").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,11 @@ func TestFetchLocal(t *testing.T) {
 	})
 	t.Run("git work tree is cloned", func(t *testing.T) {
 		r := newFetchRepo(t, gitserver.Options{})
-		got, dst, err := fetchInto(t, f, Spec{Path: filepath.Join(r.srv.Work, fetchRepoName), Ref: "v1.0.0"})
+		work := filepath.Join(t.TempDir(), "work")
+		if out, err := exec.Command("git", "clone", "-q", r.srv.Bare(fetchRepoName), work).CombinedOutput(); err != nil {
+			t.Fatalf("git clone: %v\n%s", err, out)
+		}
+		got, dst, err := fetchInto(t, f, Spec{Path: work, Ref: "v1.0.0"})
 		if err != nil {
 			t.Fatal(err)
 		}
