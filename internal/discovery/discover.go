@@ -59,6 +59,10 @@ type Hook struct {
 	Ident safefs.Ident
 }
 
+// Background reports a Claude handler that never delays its event
+// (async or asyncRewake, SPEC §15); native hooks never are.
+func (h Hook) Background() bool { return h.Handler != nil && h.Handler.Background() }
+
 // Hook formats (hook list --json "format").
 const (
 	FormatNative = "native"

@@ -105,7 +105,7 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 	for _, h := range set {
 		switch {
 		case h.Status != discovery.Invalid:
-		case h.Handler != nil && h.Handler.Background():
+		case h.Background():
 			background = append(background, h.Name+" ("+h.Reason+")")
 		default:
 			invalid = append(invalid, h.Name+" ("+h.Reason+")")

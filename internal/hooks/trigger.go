@@ -184,7 +184,7 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		if !t.selects(h, cur) {
 			continue
 		}
-		background := h.Handler != nil && h.Handler.Background()
+		background := h.Background()
 		if background && t.Async == AsyncElsewhere {
 			continue
 		}
@@ -370,7 +370,7 @@ func (t *Trigger) fireTogether(ctx context.Context, event string, p Payload, hoo
 		if !t.selects(h, p) {
 			continue
 		}
-		if h.Handler != nil && h.Handler.Background() && t.Async == AsyncElsewhere {
+		if h.Background() && t.Async == AsyncElsewhere {
 			continue
 		}
 		run = append(run, h)
@@ -378,7 +378,7 @@ func (t *Trigger) fireTogether(ctx context.Context, event string, p Payload, hoo
 	cur := p.clone()
 	var background []Outcome
 	for _, o := range t.runAll(ctx, event, p, run, dir) {
-		if o.Hook.Handler != nil && o.Hook.Handler.Background() {
+		if o.Hook.Background() {
 			background = append(background, o)
 			continue
 		}
