@@ -279,7 +279,7 @@ func TestDocsServeClients(t *testing.T) {
 				"ls -la: allow",
 				"rm -rf build: block: rm -rf is not allowed (by " + rmBy + ")",
 				"git push --force origin main: " + push,
-				`error -32602: invalid params: unknown event "before_tool_cal"`, // a prefix
+				`error -32602: invalid params: unknown event: "before_tool_cal" is not a quiver event`, // a prefix
 				"hooks: " + strings.Join(listed, ", "),
 				"quiver hook serve exited with 0",
 			}

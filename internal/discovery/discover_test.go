@@ -470,7 +470,7 @@ func TestInvalidHooks(t *testing.T) {
 	}
 	want := []string{
 		`fails invalid (` + "`hook`" + ` exited with status 3: boom)`,
-		`garbage invalid (answered "not-an-event\x1b[31m" to ` + "`hook`" + `; want one of session_start, before_tool_call, after_tool_call, user_message_send, agent_stop, turn_end)`,
+		`garbage invalid (answered "not-an-event\x1b[31m" to ` + "`hook`" + `: "not-an-event\x1b[31m" is not a quiver event; want one of session_start, before_tool_call, after_tool_call, user_message_send, agent_stop, turn_end, or another of Claude Code's events in snake_case (docs/hooks.md))`,
 		"hangs invalid (did not answer `hook` within 300ms)",
 		"no-shebang invalid (cannot run it: exec format error (is there a #! line?))",
 		"ok active",

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -189,7 +190,11 @@ func AskType(ctx context.Context, path, dir string, env []string, timeout time.D
 		if len(answer) > 60 {
 			answer = answer[:60] + "..."
 		}
-		return Declared{}, fmt.Errorf("answered %q to `hook`; want one of %s", answer, strings.Join(format.Events, ", "))
+		if answer == "" {
+			return Declared{}, errors.New("answered nothing to `hook`; it should print the event it handles")
+		}
+		first, _, _ := strings.Cut(answer, " ")
+		return Declared{}, fmt.Errorf("answered %q to `hook`: %s", answer, format.UnknownEvent(first))
 	}
 	return d, nil
 }

@@ -28,7 +28,10 @@ const (
 	NoAction Status = "no_action"
 	Blocked  Status = "blocked"
 	// Asked: a before_tool_call hook asked for the user's approval.
-	Asked    Status = "asked"
+	Asked Status = "asked"
+	// Deferred: a before_tool_call hook deferred the decision (Claude's
+	// permissionDecision "defer"): stricter than ask, weaker than a block.
+	Deferred Status = "deferred"
 	Failed   Status = "failed"
 	TimedOut Status = "timeout"
 	Skipped  Status = "skipped"
@@ -86,9 +89,7 @@ type Executor struct {
 // Blocking reports the events whose hooks can block.
 func Blocking(event string) bool { return blocking(event) }
 
-func blocking(event string) bool {
-	return event == format.BeforeToolCall || event == format.UserMessageSend
-}
+func blocking(event string) bool { return format.BlockingEvent(event) }
 
 // Run runs `<hook> run` with payload on stdin in dir and classifies the
 // result. It returns within the timeout plus proc.WaitDelay, whatever the
@@ -243,7 +244,7 @@ func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string
 		return o
 	}
 	cr := claude.Output(event, hd.Event, r.ExitCode, r.Stdout, r.Stderr)
-	resp := &Response{Input: cr.Input, Output: cr.Output, Context: cr.Context, Notice: cr.Notice, notes: cr.Ignored}
+	resp := &Response{Input: cr.Input, Output: cr.Output, Context: cr.Context, Notice: cr.Notice, AgentOutput: cr.AgentOutput, notes: cr.Ignored}
 	if cr.FollowUp != "" {
 		msg, _ := json.Marshal(cr.FollowUp)
 		resp.FollowUpMessages = []json.RawMessage{msg}
@@ -260,6 +261,8 @@ func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string
 	case claude.Ask:
 		o.Status, o.Reason = Asked, truncate(cr.Reason, MaxReason)
 		resp.Ask = true
+	case claude.Defer:
+		o.Status, o.Reason = Deferred, truncate(cr.Reason, MaxReason)
 	default:
 		o.Status = OK
 		if resp.empty() {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
 
@@ -36,10 +35,11 @@ const (
 	fieldToolOutput = "tool_output"
 )
 
-// CheckEvent returns ErrUnknownEvent unless event is one of SPEC §8's.
+// CheckEvent returns ErrUnknownEvent unless event is one of quiver's
+// (SPEC §8, §15).
 func CheckEvent(event string) error {
 	if !format.ValidEvent(event) {
-		return fmt.Errorf("%w %q; want one of %s", ErrUnknownEvent, event, strings.Join(format.Events, ", "))
+		return fmt.Errorf("%w: %s", ErrUnknownEvent, format.UnknownEvent(event))
 	}
 	return nil
 }
@@ -99,6 +99,10 @@ type Response struct {
 	// Context is for the model, Notice for the person using the agent.
 	Context string `json:"context,omitempty"`
 	Notice  string `json:"notice,omitempty"`
+	// AgentOutput holds what an event has beyond quiver's own answer,
+	// under Claude's key names (sessionTitle, watchPaths, worktreePath,
+	// ...: SPEC §15), for the agent that asked.
+	AgentOutput map[string]json.RawMessage `json:"agent_output,omitempty"`
 
 	// notes say what had no effect (a Claude handler's fields without a
 	// quiver equivalent), for the hook's report.
@@ -108,7 +112,7 @@ type Response struct {
 // empty reports a response that asks for nothing.
 func (r *Response) empty() bool {
 	return !r.Blocked && !r.Ask && r.Input == nil && r.Output == nil && len(r.FollowUpMessages) == 0 &&
-		r.Context == "" && r.Notice == "" && len(r.notes) == 0
+		r.Context == "" && r.Notice == "" && len(r.AgentOutput) == 0 && len(r.notes) == 0
 }
 
 // DecodeResponse parses a hook's stdout. Empty (or blank) output is nil:
@@ -167,6 +171,7 @@ func responseOf(obj exact.Object, merged bool) (*Response, error) {
 	f.Decode("follow_up_messages", obj.Last("follow_up_messages"), &r.FollowUpMessages)
 	f.Decode("context", obj.Last("context"), &r.Context)
 	f.Decode("notice", obj.Last("notice"), &r.Notice)
+	f.Decode("agent_output", obj.Last("agent_output"), &r.AgentOutput)
 	if err := f.Err(r.Blocked); err != nil {
 		return nil, err
 	}
@@ -177,7 +182,7 @@ func responseOf(obj exact.Object, merged bool) (*Response, error) {
 }
 
 // responseKeys are the keys of a hook's result.
-var responseKeys = []string{"blocked", "reason", "input", "output", "follow_up_messages", "ask", "context", "notice"}
+var responseKeys = []string{"blocked", "reason", "input", "output", "follow_up_messages", "ask", "context", "notice", "agent_output"}
 
 // misspelled is the note for a key that differs from a known one only in
 // letter case.

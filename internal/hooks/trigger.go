@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,8 +38,13 @@ type Result struct {
 	Notices *[]Text `json:"notices,omitempty"`
 	// Rewake, only when the asyncRewake handlers ran (RewakeOnly), holds
 	// what each that exited 2 says to wake the model with.
-	Rewake []Text       `json:"rewake,omitempty"`
-	Hooks  []HookReport `json:"hooks"`
+	Rewake []Text `json:"rewake,omitempty"`
+	// AgentOutput holds the event's own outputs under Claude's key names
+	// (sessionTitle, watchPaths, worktreePath, continue and stopReason,
+	// ...: SPEC §15): the first hook in precedence order that sets a key
+	// decides it; lists are joined.
+	AgentOutput map[string]json.RawMessage `json:"agent_output,omitempty"`
+	Hooks       []HookReport               `json:"hooks"`
 }
 
 // Text is a piece of context or a notice, with the hook that wrote it.
@@ -50,8 +57,13 @@ type Text struct {
 const (
 	Allow = "allow"
 	Ask   = "ask"
+	Defer = "defer"
 	Block = "block"
 )
+
+// Asks reports a before_tool_call the agent should not run without the
+// user: asked, or deferred (an agent without Claude's defer asks).
+func (r *Result) Asks() bool { return r.Decision == Ask || r.Decision == Defer }
 
 // HookReport is one hook's line in the result.
 type HookReport struct {
@@ -212,8 +224,13 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 		}
 		changed, note := t.apply(event, o, cur, res)
 		t.report(res, event, o, changed, note)
-		if o.Status == Asked && res.AskedBy == "" {
+		// deny > defer > ask > allow: the first defer or ask keeps its
+		// reason; a defer outranks an ask.
+		if (o.Status == Asked && res.AskedBy == "") || (o.Status == Deferred && res.Decision != Defer) {
 			res.Decision, res.Reason, res.AskedBy = Ask, o.Reason, h.Name
+			if o.Status == Deferred {
+				res.Decision = Defer
+			}
 		}
 		if o.Status == Blocked || (o.failed() && t.FailClosed && blocking(event)) {
 			res.Decision, res.Blocked, res.BlockedBy, res.AskedBy = Block, true, h.Name, ""
@@ -267,12 +284,15 @@ const MaxText = 10 << 10
 // the user) is kept; its rewrites are not, since nothing runs after it.
 func (t *Trigger) apply(event string, o Outcome, cur Payload, res *Result) (changed bool, note string) {
 	r := o.Response
-	if r == nil || (o.Status != OK && o.Status != Asked && o.Status != Blocked) {
+	if r == nil || (o.Status != OK && o.Status != Asked && o.Status != Deferred && o.Status != Blocked) {
 		return false, ""
 	}
 	notes := t.addTexts(o, res)
 	if r.Ask && event != format.BeforeToolCall {
 		notes = append(notes, "ask applies to before_tool_call only")
+	}
+	if len(r.AgentOutput) > 0 && addAgentOutput(res, r.AgentOutput) {
+		changed = true
 	}
 	notes = append(notes, r.notes...)
 	if o.Status != Blocked {
@@ -344,7 +364,7 @@ func (t *Trigger) fireBackground(ctx context.Context, event string, p Payload, h
 			}
 			msg := strings.TrimSpace(o.Hook.Handler.RewakeMessage + " " + said)
 			res.Rewake = append(res.Rewake, Text{Hook: o.Hook.Name, Text: truncate(msg, MaxText)})
-		} else if o.Status == Blocked || o.Status == Asked {
+		} else if o.Status == Blocked || o.Status == Asked || o.Status == Deferred {
 			notes = append(notes, "asynchronous: its decision does not apply")
 		}
 		t.report(res, event, o, false, strings.Join(notes, "; "))
@@ -356,7 +376,33 @@ func (t *Trigger) fireBackground(ctx context.Context, event string, p Payload, h
 // results combine in precedence order, so such an event takes as long as
 // its slowest hook, not the sum (SPEC §15).
 func together(event string) bool {
-	return event == format.SessionStart || event == format.AgentStop
+	return !format.ChainedEvent(event) && event != format.TurnEnd
+}
+
+// addAgentOutput adds a hook's agent outputs to the result: a key an
+// earlier hook set keeps its value, except lists, which are joined. It
+// reports whether anything was added.
+func addAgentOutput(res *Result, out map[string]json.RawMessage) (added bool) {
+	if res.AgentOutput == nil {
+		res.AgentOutput = map[string]json.RawMessage{}
+	}
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		v := out[k]
+		have, ok := res.AgentOutput[k]
+		if !ok {
+			res.AgentOutput[k], added = v, true
+			continue
+		}
+		var a, b []json.RawMessage
+		if json.Unmarshal(have, &a) == nil && json.Unmarshal(v, &b) == nil && a != nil && len(b) > 0 {
+			res.AgentOutput[k], _ = json.Marshal(append(a, b...))
+			added = true
+		}
+	}
+	if len(res.AgentOutput) == 0 {
+		res.AgentOutput = nil
+	}
+	return added
 }
 
 // fireTogether runs an event's selected hooks at once and combines their
@@ -430,7 +476,7 @@ func (t *Trigger) runAll(ctx context.Context, event string, p Payload, hooks []d
 
 func (t *Trigger) report(res *Result, event string, o Outcome, changed bool, note string) {
 	rep := HookReport{Name: o.Hook.Name, Status: o.Status, DurationMS: ms(o.Duration), Error: o.Error, Note: note}
-	if (o.Status == Blocked || o.Status == Asked) && o.Reason != "" {
+	if (o.Status == Blocked || o.Status == Asked || o.Status == Deferred) && o.Reason != "" {
 		rep.Error = ""
 	}
 	res.Hooks = append(res.Hooks, rep)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -62,7 +61,7 @@ func runHookCheck(ctx context.Context, dir, relPath, path, dataDir string, ex *E
 	declared, err := discovery.AskType(ctx, path, dir, ex.Env, queryTimeout)
 	event := declared.Event
 	if err != nil {
-		return errf(err.Error(), "make `"+relPath+" hook` print one of: "+strings.Join(format.Events, ", "))
+		return errf(err.Error(), "make `"+relPath+" hook` print the event it handles (docs/hooks.md lists them)")
 	}
 	p, _ := ParsePayload(event, []byte(samplePayloads[event]), dir)
 	data, _ := json.Marshal(p)

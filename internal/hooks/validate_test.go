@@ -38,7 +38,7 @@ func TestValidatePluginRun(t *testing.T) {
 	if f := got["hooks/good"]; f != "" {
 		t.Errorf("good hook: %s", f)
 	}
-	if f := got["hooks/mute"]; !strings.HasPrefix(f, "error: ") || !strings.Contains(f, "make `hooks/mute hook` print one of") {
+	if f := got["hooks/mute"]; !strings.HasPrefix(f, "error: ") || !strings.Contains(f, "make `hooks/mute hook` print the event it handles") {
 		t.Errorf("mute hook: %s", f)
 	}
 	if f := got["hooks/fails"]; !strings.Contains(f, "fails `run` on a minimal turn_end payload") || !strings.Contains(f, "quiver hook test ./hooks/fails --event turn_end") {

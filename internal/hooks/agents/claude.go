@@ -16,7 +16,9 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -27,14 +29,9 @@ var Claude = &Agent{
 	Title:        "Claude Code",
 	ConfigLocal:  ".claude/settings.json",
 	ConfigGlobal: ".claude/settings.json",
-	Events: events(
-		"SessionStart", sessionStart,
-		"PreToolUse", beforeToolCall,
-		"PostToolUse", afterToolCall,
-		"UserPromptSubmit", userMessageSend,
-		"Stop", agentStop,
-		"SubagentStop", agentStop,
-	),
+	// Every event of Claude Code's: §8's six always wired, the others
+	// while a hook handles them (wiringConfig).
+	Events:      claudeEvents(),
 	RootEnv:     []string{"CLAUDE_PROJECT_DIR"},
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".claude/skills",
@@ -79,13 +76,27 @@ func claudeGroup(a *Agent, ev Event, command string, timeout time.Duration, fiel
 	return marshal(g)
 }
 
-// matches reports events whose entries take a matcher.
+// claudeEvents lists Claude's events with quiver's name for each, §8's
+// six first, in the order of format.Events.
+func claudeEvents() []Event {
+	var out []Event
+	for _, name := range format.Events {
+		e, _ := format.Lookup(name)
+		for _, native := range e.Claude {
+			out = append(out, Event{Native: native, Quiver: name})
+		}
+	}
+	return out
+}
+
+// matches reports events whose entries take a matcher: "*" lets every
+// tool, source or reason through.
 func (a *Agent) matches(ev Event) bool {
 	switch ev.Quiver {
 	case beforeToolCall, afterToolCall, sessionStart:
 		return true
 	}
-	return false
+	return format.MatchField(ev.Native) != "" && ev.Native != "SubagentStop"
 }
 
 // claudeDecode is the inverse of claude.Input (SPEC §11): Claude's names
@@ -118,10 +129,13 @@ type claudeSpecific struct {
 }
 
 type claudeOutput struct {
-	Decision      string          `json:"decision,omitempty"`
-	Reason        string          `json:"reason,omitempty"`
-	SystemMessage string          `json:"systemMessage,omitempty"`
-	Specific      *claudeSpecific `json:"hookSpecificOutput,omitempty"`
+	Continue       *bool           `json:"continue,omitempty"`
+	StopReason     string          `json:"stopReason,omitempty"`
+	SuppressOutput bool            `json:"suppressOutput,omitempty"`
+	Decision       string          `json:"decision,omitempty"`
+	Reason         string          `json:"reason,omitempty"`
+	SystemMessage  string          `json:"systemMessage,omitempty"`
+	Specific       json.RawMessage `json:"hookSpecificOutput,omitempty"`
 }
 
 func claudeEncode(c Call, r *hooks.Result, o Options) Answer {
@@ -129,17 +143,34 @@ func claudeEncode(c Call, r *hooks.Result, o Options) Answer {
 		// An asyncRewake entry: exit 2 wakes the model with stderr.
 		return Answer{Stderr: texts(&r.Rewake), Exit: 2}
 	}
+	switch c.Event {
+	case format.WorktreeCreate:
+		// Claude reads a command hook's plain stdout as the worktree's
+		// path, and any failure as the creation failing.
+		if r.Blocked {
+			return Answer{Stderr: r.Reason, Exit: 2}
+		}
+		return Answer{Stdout: []byte(agentString(r, "worktreePath"))}
+	case format.PreCompact:
+		// Plain stdout is the compaction's instructions.
+		if inst := agentString(r, claude.CompactInstructions); inst != "" && !r.Blocked {
+			return Answer{Stdout: []byte(inst)}
+		}
+	}
 	var out claudeOutput
 	out.SystemMessage = texts(r.Notices)
 	context := texts(r.Context)
-	spec := &claudeSpecific{HookEventName: c.Native, AdditionalContext: context}
+	spec := &claudeSpecific{HookEventName: c.Native}
+	if claude.Honoured(c.Event, "additionalContext") {
+		spec.AdditionalContext = context
+	}
 	switch c.Event {
 	case beforeToolCall:
 		switch {
 		case r.Blocked:
 			spec.PermissionDecision, spec.PermissionDecisionReason = "deny", r.Reason
-		case r.Decision == hooks.Ask:
-			spec.PermissionDecision, spec.PermissionDecisionReason = "ask", r.Reason
+		case r.Decision == hooks.Ask, r.Decision == hooks.Defer:
+			spec.PermissionDecision, spec.PermissionDecisionReason = r.Decision, r.Reason
 		case r.Input != nil && o.AllowRewrites:
 			spec.PermissionDecision = "allow"
 		case r.Input != nil:
@@ -150,10 +181,6 @@ func claudeEncode(c Call, r *hooks.Result, o Options) Answer {
 		}
 	case afterToolCall:
 		spec.UpdatedMCPToolOutput = r.Output
-	case userMessageSend:
-		if r.Blocked {
-			out.Decision, out.Reason = "block", r.Reason
-		}
 	case agentStop:
 		// Stop and SubagentStop take no hookSpecificOutput: context
 		// travels inside the reason, and only when the agent is kept
@@ -162,12 +189,57 @@ func claudeEncode(c Call, r *hooks.Result, o Options) Answer {
 		if msg := keepGoing(r, context); msg != "" {
 			out.Decision, out.Reason = "block", msg
 		}
+	default:
+		if r.Blocked {
+			// Claude's "decision": "block" stops any event that can be
+			// stopped.
+			out.Decision, out.Reason = "block", r.Reason
+		}
+	}
+	var extra map[string]json.RawMessage
+	for k, v := range r.AgentOutput {
+		switch {
+		case k == "continue" && string(v) == "false":
+			out.Continue = new(false)
+			json.Unmarshal(r.AgentOutput["stopReason"], &out.StopReason)
+		case k == "suppressOutput" && string(v) == "true":
+			out.SuppressOutput = true
+		case spec != nil && claude.Honoured(c.Event, k):
+			if extra == nil {
+				extra = map[string]json.RawMessage{}
+			}
+			extra[k] = v
+		}
 	}
 	if spec != nil && (spec.PermissionDecision != "" || spec.UpdatedInput != nil ||
-		spec.UpdatedMCPToolOutput != nil || spec.AdditionalContext != "") {
-		out.Specific = spec
+		spec.UpdatedMCPToolOutput != nil || spec.AdditionalContext != "" || len(extra) > 0) {
+		out.Specific = withKeys(marshal(spec), extra)
 	}
 	return Answer{Stdout: marshal(out)}
+}
+
+// agentString is a string of the result's agent outputs, "" when absent.
+func agentString(r *hooks.Result, key string) string {
+	var s string
+	json.Unmarshal(r.AgentOutput[key], &s)
+	return s
+}
+
+// withKeys adds extra's keys, sorted, to the JSON object obj.
+func withKeys(obj []byte, extra map[string]json.RawMessage) json.RawMessage {
+	if len(extra) == 0 {
+		return obj
+	}
+	b := bytes.TrimSuffix(obj, []byte("}"))
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, marshal(k)...)
+		b = append(b, ':')
+		b = append(b, extra[k]...)
+	}
+	return append(b, '}')
 }
 
 // ---- the plugin route (SPEC §16) ----

@@ -56,7 +56,7 @@ func codexEncode(c Call, r *hooks.Result, o Options) Answer {
 		switch {
 		case r.Blocked:
 			spec.PermissionDecision, spec.PermissionDecisionReason = "deny", r.Reason
-		case r.Decision == hooks.Ask:
+		case r.Asks():
 			// Codex cannot ask from a hook (SPEC §13, docs/agents.md): a
 			// guard that wants the user's approval is not overruled.
 			spec.PermissionDecision = "deny"
@@ -77,7 +77,7 @@ func codexEncode(c Call, r *hooks.Result, o Options) Answer {
 		}
 	}
 	if spec != nil && (spec.PermissionDecision != "" || spec.AdditionalContext != "") {
-		out.Specific = spec
+		out.Specific = marshal(spec)
 	}
 	// Stop wants JSON on exit 0: "{}" at least, which marshal gives.
 	return Answer{Stdout: marshal(out)}

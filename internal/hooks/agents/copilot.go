@@ -112,7 +112,7 @@ func copilotEncode(c Call, r *hooks.Result, o Options) Answer {
 		switch {
 		case r.Blocked:
 			out.PermissionDecision, out.PermissionDecisionReason = "deny", r.Reason
-		case r.Decision == hooks.Ask:
+		case r.Asks():
 			out.PermissionDecision, out.PermissionDecisionReason = "ask", r.Reason
 		case r.Input != nil && !o.AllowRewrites:
 			// Copilot's own permission rules still apply to modified

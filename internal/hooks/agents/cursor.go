@@ -125,7 +125,7 @@ func cursorEncode(c Call, r *hooks.Result, o Options) Answer {
 		switch {
 		case r.Blocked:
 			deny(r.Reason)
-		case r.Decision == hooks.Ask:
+		case r.Asks():
 			// Cursor accepts "ask" on preToolUse but does not enforce
 			// it: a guard that wants approval is not overruled.
 			deny("this needs the user's approval, which Cursor does not ask for from a hook: " + r.Reason)

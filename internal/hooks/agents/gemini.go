@@ -123,7 +123,7 @@ func geminiEncode(c Call, r *hooks.Result, o Options) Answer {
 		switch {
 		case r.Blocked:
 			out.Decision, out.Reason = "deny", r.Reason
-		case r.Decision == hooks.Ask:
+		case r.Asks():
 			out.Decision, out.Reason = "ask", r.Reason
 		case r.Input != nil && !o.AllowRewrites:
 			out.Decision, out.Reason = "ask", rewriteReason

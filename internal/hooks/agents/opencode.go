@@ -161,7 +161,7 @@ func opencodeEncode(c Call, r *hooks.Result, _ Options) Answer {
 		switch {
 		case r.Blocked:
 			out.Decision, out.Reason = "block", r.Reason
-		case r.Decision == hooks.Ask:
+		case r.Asks():
 			out.Decision = "block"
 			out.Reason = "this needs the user's approval, which OpenCode cannot ask for from a plugin: " + r.Reason
 		case r.Input != nil:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -20,7 +21,7 @@ func (res Installed) Lines(site Site, o InstallOptions) []string {
 		verb = "Already wired:"
 	}
 	ag := site.Agent
-	out := []string{fmt.Sprintf("%s %s (%s): %d events call %s", verb, ag.Title, safefs.Visible(site.Config), len(ag.Events),
+	out := []string{fmt.Sprintf("%s %s (%s): %d events call %s", verb, ag.Title, safefs.Visible(site.Config), res.Events,
 		safefs.Visible(ag.Command(o.Command, Event{Quiver: "EVENT"}, o.AllowRewrites)))}
 	if res.Links > 0 {
 		out = append(out, fmt.Sprintf("Linked %d skill(s) and recipe(s) into %s", res.Links, filepath.Dir(site.Dirs().Skills)))
@@ -45,6 +46,10 @@ func (res Installed) Warnings(site Site, o InstallOptions) []string {
 	}
 	if res.Gate != "" {
 		out = append(out, "quiver: warning: "+res.Gate)
+	}
+	if len(res.Overlong) > 0 {
+		out = append(out, fmt.Sprintf("quiver: warning: the hooks of %s may together run longer than %s waits for one entry (%s): it may stop quiver mid-chain, which it takes as a non-blocking error; lower their timeouts",
+			strings.Join(res.Overlong, ", "), site.Agent.Title, maxEntryTimeout))
 	}
 	return out
 }

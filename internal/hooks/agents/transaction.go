@@ -21,7 +21,6 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
-	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
 // The one transaction every adapter uses (SPEC §13, §16): merge quiver's
@@ -71,58 +70,10 @@ type Docs struct {
 	// Plugins are the enabled plugins of each scope, whose servers,
 	// subagents and commands reach the agents too (SPEC §16).
 	Plugins map[plugins.Location][]plugins.Plugin
-	// Background says, by scope and Claude's event name, which kinds of
-	// background handler the installed and enabled hooks have (trusted or
-	// not: trust is checked when they run), for agents that run them
-	// through asynchronous entries of their own.
-	Background map[plugins.Location]map[string]Background
-}
-
-// backgroundFor is what of Background an agent's configuration in scope
-// l answers for: a project's, the project's hooks and the user's; the
-// user's own, which serves every project, the user's hooks only (a
-// project's background handlers then run from its ordinary entry, waited
-// for, unless the project's configuration is wired too).
-func (d Docs) backgroundFor(l plugins.Location) map[string]Background {
-	out := map[string]Background{}
-	for loc, bg := range d.Background {
-		if l == plugins.Global && loc != plugins.Global {
-			continue
-		}
-		for ev, b := range bg {
-			o := out[ev]
-			o.Async, o.Rewake, o.Timeout = o.Async || b.Async, o.Rewake || b.Rewake, max(o.Timeout, b.Timeout)
-			out[ev] = o
-		}
-	}
-	return out
-}
-
-// Background is what of one event's handlers runs in the background.
-type Background struct {
-	Async, Rewake bool
-	// Timeout is the largest of their timeouts.
-	Timeout time.Duration
-}
-
-// backgroundOf finds the background handlers among hooks, by scope.
-func backgroundOf(hooks []discovery.Hook) map[plugins.Location]map[string]Background {
-	all := map[plugins.Location]map[string]Background{}
-	for _, h := range hooks {
-		hd := h.Handler
-		if hd == nil || !hd.Background() || h.Status == discovery.Disabled || h.Status == discovery.Invalid {
-			continue
-		}
-		if all[h.Location] == nil {
-			all[h.Location] = map[string]Background{}
-		}
-		b := all[h.Location][hd.Event]
-		b.Async = b.Async || (hd.Async && !hd.AsyncRewake)
-		b.Rewake = b.Rewake || hd.AsyncRewake
-		b.Timeout = max(b.Timeout, timeouts.OrDefault(hd.Timeout))
-		all[h.Location][hd.Event] = b
-	}
-	return all
+	// Uses says, by scope and Claude's event name, what the installed
+	// and enabled hooks of each event need from the entries that call
+	// quiver (uses.go).
+	Uses map[plugins.Location]Uses
 }
 
 // ActiveDocs finds the skills and recipes once, however many agents are
@@ -148,7 +99,7 @@ func ActiveDocs(o discovery.Options) func() (Docs, error) {
 		if err != nil {
 			return d, err
 		}
-		d.Background = backgroundOf(hs.Hooks)
+		d.Uses = usesOf(hs.Hooks)
 		d.Plugins = map[plugins.Location][]plugins.Plugin{}
 		for _, s := range o.Layout.Scopes() {
 			ps, err := plugins.ListPlugins(s)
@@ -254,10 +205,12 @@ func asyncShaped(el json.RawMessage, field string) bool {
 const maxEntryTimeout = 600 * time.Second
 
 // wiringConfig is what quiver keeps in the agent's file: an entry per
-// event and, for an agent that runs background handlers itself, an
-// asynchronous entry beside it for each kind that bg says some handler
-// of that event has (nil bg: none).
-func wiringConfig(ag *Agent, command string, allowRewrites bool, bg map[string]Background) wiring.Config {
+// event that some hook handles (§8's six always), each with a timeout
+// that covers what it runs, and, for an agent that runs background
+// handlers itself, an asynchronous entry beside it for each kind that
+// some handler of that event has (nil u: no hook is known; the six
+// events are wired alone).
+func wiringConfig(ag *Agent, command string, allowRewrites bool, u Uses) wiring.Config {
 	if ag.hookFile != nil {
 		return wiring.Config{} // the whole file is quiver's
 	}
@@ -278,23 +231,31 @@ func wiringConfig(ag *Agent, command string, allowRewrites bool, bg map[string]B
 		return wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && !backgroundCommand(cmd) })
 	}
 	for _, ev := range ag.Events {
+		use := u.of(ev)
+		wired := use.Listens || core(ev)
 		if ag.asyncEntry == nil {
-			keys, elem := ag.Entry(ev, ag.Command(command, ev, allowRewrites))
-			c.Entries = append(c.Entries, wiring.Entry{Keys: keys, Value: elem})
+			keys, elem := ag.keys(ev), json.RawMessage(nil)
+			if wired {
+				elem = ag.entry(ag, ev, ag.Command(command, ev, allowRewrites), use.entryTimeout(ev))
+			}
+			c.Entries = append(c.Entries, wiring.Entry{Keys: keys, Value: elem, Ours: ordinary})
 			continue
 		}
-		b := bg[ev.Native]
 		flag := ""
-		if b.Async || b.Rewake {
+		if use.Async || use.Rewake {
 			flag = "--async-elsewhere"
 		}
-		keys, elem := ag.Entry(ev, ag.commandWith(command, ev, allowRewrites, flag))
-		c.Entries = append(c.Entries, wiring.Entry{Keys: keys, Value: elem, Ours: ordinary})
-		timeout := min(b.Timeout+time.Second, maxEntryTimeout)
+		keys := ag.keys(ev)
+		e := wiring.Entry{Keys: keys, Ours: ordinary}
+		if wired {
+			e.Value = ag.entry(ag, ev, ag.commandWith(command, ev, allowRewrites, flag), use.entryTimeout(ev))
+		}
+		c.Entries = append(c.Entries, e)
+		timeout := min(use.Background+time.Second, maxEntryTimeout)
 		for _, k := range []struct {
 			flag, field string
 			on          bool
-		}{{"--async-only", "async", b.Async}, {"--async-rewake", "asyncRewake", b.Rewake}} {
+		}{{"--async-only", "async", use.Async}, {"--async-rewake", "asyncRewake", use.Rewake}} {
 			e := wiring.Entry{Keys: keys, Ours: kind(k.flag, k.field)}
 			if k.on {
 				e.Value = ag.asyncEntry(ag, ev, ag.commandWith(command, ev, allowRewrites, k.flag), timeout, k.field)
@@ -387,6 +348,10 @@ type Installed struct {
 	// Foreign counts hook entries quiver did not write in a file named
 	// as quiver's own (see Foreign).
 	Foreign int
+	// Events counts the events that call quiver; Overlong names those
+	// whose hooks may together run longer than the agent waits.
+	Events   int
+	Overlong []string
 }
 
 // Install wires the agent of site: quiver's entries merged into its file
@@ -412,14 +377,14 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 		created, createdFile = prev.Created, prev.CreatedFile || !existed
 	}
 	var ch wiring.Change
+	var u Uses
+	if d, err := w.Docs(); err == nil {
+		u = d.usesFor(site.Scope.Location)
+	}
 	if ag.hookFile != nil {
 		ch, err = installHookFile(site, prev, data, existed, o)
 	} else {
-		var bg map[string]Background
-		if d, err := w.Docs(); err == nil {
-			bg = d.backgroundFor(site.Scope.Location)
-		}
-		ch, err = wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites, bg), data, created)
+		ch, err = wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites, u), data, created)
 	}
 	if err != nil {
 		return Installed{}, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
@@ -457,7 +422,9 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 			foreign = Foreign(ag, data)
 		}
 	}
-	return Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign}, nil
+	res := Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign}
+	res.Events, res.Overlong = u.wired(ag)
+	return res, nil
 }
 
 // hookFileHeader starts the first line of every program quiver generates
@@ -792,7 +759,7 @@ func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
 	if err != nil || !existed {
 		return err
 	}
-	ch, err := wiring.Install(wiringConfig(ag, cmp.Or(entry.Command, "quiver"), entry.AllowRewrites, d.backgroundFor(site.Scope.Location)), data, entry.Created)
+	ch, err := wiring.Install(wiringConfig(ag, cmp.Or(entry.Command, "quiver"), entry.AllowRewrites, d.usesFor(site.Scope.Location)), data, entry.Created)
 	if err != nil {
 		return fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
 	}

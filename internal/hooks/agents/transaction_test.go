@@ -208,7 +208,7 @@ func golden(t *testing.T, path string, got []byte) {
 // none does, both are as before and the user's own entry is untouched.
 func TestClaudeAsyncEntries(t *testing.T) {
 	user := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "mine"}]}]}}`
-	bg := map[string]Background{"SessionStart": {Async: true, Timeout: 20 * time.Second}, "Stop": {Rewake: true, Timeout: 30 * time.Second}}
+	bg := Uses{"SessionStart": {Listens: true, Async: true, Background: 20 * time.Second}, "Stop": {Listens: true, Rewake: true, Background: 30 * time.Second}}
 	ch, err := wiring.Install(wiringConfig(Claude, "quiver", false, bg), []byte(user), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func TestOutputExactKeys(t *testing.T) {
 		{"ask then allow", pre, `{` + hso(`"permissionDecision":"ask","permissionDecisionReason":"prod","permissionDecision":"allow","permissionDecisionReason":"fine"`) + `}`, Result{Action: Ask, Reason: "prod"}},
 		{"allow then ask", pre, `{` + hso(`"permissionDecision":"allow","permissionDecisionReason":"fine","permissionDecision":"ask","permissionDecisionReason":"prod"`) + `}`, Result{Action: Ask, Reason: "prod"}},
 		{"ask then deny", pre, `{` + hso(`"permissionDecision":"ask","permissionDecision":"deny"`) + `}`, Result{Action: Block}},
-		{"defer then ask", pre, `{` + hso(`"permissionDecision":"defer","permissionDecision":"ask","permissionDecisionReason":"prod"`) + `}`, Result{Action: Ask, Reason: "prod"}},
+		{"defer then ask", pre, `{` + hso(`"permissionDecision":"defer","permissionDecision":"ask","permissionDecisionReason":"prod"`) + `}`, Result{Action: Defer, Reason: "prod"}},
 		{"deny then null", pre, `{` + hso(`"permissionDecision":"deny","permissionDecision":null`) + `}`, Result{Action: Block}},
 		{"deny twice, two reasons", pre, `{` + hso(`"permissionDecision":"deny","permissionDecisionReason":"a","permissionDecision":"deny","permissionDecisionReason":"b"`) + `}`, Result{Action: Block, Reason: "b"}},
 		{"deny once, two reasons", pre, `{` + hso(`"permissionDecision":"deny","permissionDecisionReason":"a","permissionDecisionReason":"b"`) + `}`, Result{Action: Block, Reason: "b"}},
@@ -82,8 +82,8 @@ func TestOutputExactKeys(t *testing.T) {
 		{"prompt: approve then block", prompt, `{"decision":"approve","reason":"ok","decision":"block","reason":"secret"}`, Result{Action: Block, Reason: "secret"}},
 		{"stop: block then approve", stop, `{"decision":"block","reason":"keep going","decision":"approve","reason":"done"}`, Result{FollowUp: "keep going"}},
 		// continue twice: false wins.
-		{"continue false then true", stop, `{"continue":false,"continue":true}`, Result{Ignored: []string{"continue: false"}}},
-		{"continue true then false", stop, `{"continue":true,"continue":false}`, Result{Ignored: []string{"continue: false"}}},
+		{"continue false then true", stop, `{"continue":false,"continue":true}`, Result{AgentOutput: map[string]json.RawMessage{"continue": json.RawMessage("false")}}},
+		{"continue true then false", stop, `{"continue":true,"continue":false}`, Result{AgentOutput: map[string]json.RawMessage{"continue": json.RawMessage("false")}}},
 		// Keys that decide nothing: the last copy, as in Claude.
 		{"systemMessage twice", pre, `{"systemMessage":"a","systemMessage":"b","SystemMessage":"c"}`, Result{Notice: "b", Ignored: note("SystemMessage")}},
 		// Tool data is not a decision: Path and path are both real, and

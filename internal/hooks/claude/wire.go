@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/hooks/exact"
@@ -59,6 +60,7 @@ const (
 	None  Action = iota
 	Block        // a blocking event is blocked (Reason)
 	Ask          // before_tool_call asks the user (Reason)
+	Defer        // before_tool_call defers the decision (Reason)
 	Fail         // the handler failed (Error)
 )
 
@@ -76,8 +78,12 @@ type Result struct {
 	// Context is for the model, Notice for the user, FollowUp keeps an
 	// agent going (agent_stop).
 	Context, Notice, FollowUp string
-	// Ignored names the fields that have no quiver equivalent and were
-	// set (continue: false, suppressOutput, ...), for the hook's report.
+	// AgentOutput holds the event's own outputs under Claude's key names
+	// (sessionTitle, watchPaths, continue and stopReason, ...: SPEC §15),
+	// for the agent that asked.
+	AgentOutput map[string]json.RawMessage
+	// Ignored names the fields set to no effect on this event, for the
+	// hook's report.
 	Ignored []string
 }
 
@@ -89,6 +95,9 @@ func Output(event, claudeEvent string, exitCode int, stdout, stderr []byte) Resu
 	switch {
 	case exitCode == 2:
 		return exitTwo(event, errText)
+	case exitCode != 0 && event == format.WorktreeCreate:
+		// Claude fails the worktree on any non-zero exit.
+		return Result{Action: Block, Reason: cmp.Or(errText, fmt.Sprintf("exit status %d", exitCode))}
 	case exitCode != 0:
 		msg := fmt.Sprintf("exit status %d", exitCode)
 		if errText != "" {
@@ -111,28 +120,44 @@ func Output(event, claudeEvent string, exitCode int, stdout, stderr []byte) Resu
 		}
 	}
 	// Plain text: context where Claude adds it to the model's context,
-	// ignored elsewhere (Claude only logs it).
-	if event == format.UserMessageSend || event == format.SessionStart {
+	// the compaction's instructions or the worktree's path where Claude
+	// reads it so, ignored elsewhere (Claude only logs it).
+	switch {
+	case format.PlainContextEvent(event):
 		return Result{Context: string(out)}
+	case event == format.PreCompact:
+		return Result{AgentOutput: map[string]json.RawMessage{CompactInstructions: jsonString(string(out))}}
+	case event == format.WorktreeCreate:
+		return Result{AgentOutput: map[string]json.RawMessage{"worktreePath": jsonString(string(out))}}
 	}
 	return Result{}
+}
+
+// CompactInstructions is the agent_output key of pre_compact's plain
+// stdout, which Claude reads as instructions for the compaction (it has
+// no key of Claude's own).
+const CompactInstructions = "compactInstructions"
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
 }
 
 // exitTwo is Claude's "blocking error": stderr goes to the model, and for
 // the events that can stop something, it stops it.
 func exitTwo(event, stderr string) Result {
-	switch event {
-	case format.BeforeToolCall, format.UserMessageSend:
+	switch {
+	case format.BlockingEvent(event):
 		return Result{Action: Block, Reason: stderr}
-	case format.AgentStop:
+	case event == format.AgentStop:
 		if stderr == "" {
 			return Result{Action: Fail, Error: "exit status 2 without a message on stderr"}
 		}
 		return Result{FollowUp: stderr}
-	case format.AfterToolCall:
+	case event == format.AfterToolCall || event == format.PostToolUseFailure:
 		return Result{Context: stderr}
 	}
-	// SessionStart: Claude shows stderr to the user only.
+	// Elsewhere Claude shows stderr to the user only.
 	return Result{Notice: stderr}
 }
 
@@ -210,8 +235,62 @@ func read(obj exact.Object) *output {
 // reads, at the top and in hookSpecificOutput.
 var (
 	outputKeys   = []string{"continue", "suppressOutput", "stopReason", "systemMessage", "decision", "reason", "hookSpecificOutput"}
-	specificKeys = []string{"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "updatedMCPToolOutput", "additionalContext"}
+	specificKeys = append([]string{"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "updatedMCPToolOutput", "additionalContext"}, passThrough...)
 )
+
+// passThrough are the keys of hookSpecificOutput quiver passes to the
+// agent as they are (Result.AgentOutput), and eventOutputs the events on
+// which Claude honours each (../shared/notes/claude-hooks.md §A): set on
+// another event, a key has no effect, and the hook's report says so.
+var (
+	passThrough  = []string{"decision", "updatedToolOutput", "retry", "sessionTitle", "suppressOriginalPrompt", "initialUserMessage", "watchPaths", "reloadSkills", "action", "content", "worktreePath", "displayContent"}
+	eventOutputs = map[string][]string{
+		format.PermissionRequest:   {"decision"},
+		format.AfterToolCall:       {"updatedToolOutput"},
+		format.PermissionDenied:    {"retry"},
+		format.UserMessageSend:     {"sessionTitle", "suppressOriginalPrompt"},
+		format.UserPromptExpansion: {"suppressOriginalPrompt"},
+		format.SessionStart:        {"initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills"},
+		format.CwdChanged:          {"watchPaths"},
+		format.FileChanged:         {"watchPaths"},
+		format.Elicitation:         {"action", "content"},
+		format.ElicitationResult:   {"action", "content"},
+		format.WorktreeCreate:      {"worktreePath"},
+		format.MessageDisplay:      {"displayContent"},
+	}
+)
+
+// contextEvents are the events whose hookSpecificOutput.additionalContext
+// Claude gives the model.
+var contextEvents = []string{format.BeforeToolCall, format.AfterToolCall, format.PostToolUseFailure, format.PostToolBatch,
+	format.Notification, format.UserMessageSend, format.UserPromptExpansion, format.SessionStart, format.SubagentStart,
+	format.Setup, format.PostModelSwitch}
+
+// Honoured reports whether Claude reads hookSpecificOutput's key on
+// quiver's event: additionalContext, or one of the keys passed through.
+func Honoured(event, key string) bool {
+	if key == "additionalContext" {
+		return slices.Contains(contextEvents, event)
+	}
+	return slices.Contains(eventOutputs[event], key)
+}
+
+// permissionRequest checks a PermissionRequest handler's decision: an
+// object whose behavior is allow or deny.
+func permissionRequest(v json.RawMessage) error {
+	var d struct {
+		Behavior string `json:"behavior"`
+	}
+	if err := json.Unmarshal(v, &d); err != nil {
+		return errors.New("hookSpecificOutput.decision is not an object")
+	}
+	if d.Behavior != "allow" && d.Behavior != "deny" {
+		return fmt.Errorf("hookSpecificOutput.decision.behavior %q is neither allow nor deny", d.Behavior)
+	}
+	return nil
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
 
 // misspelled is the note for a key that differs from one quiver reads only
 // in letter case: Claude ignores it too, but its author probably meant the
@@ -250,9 +329,8 @@ func rankDecision(v json.RawMessage) int {
 	return 2
 }
 
-// rankPermission: see rankContinue. It puts ask above defer, unlike
-// Claude's deny > defer > ask > allow: quiver makes no decision of defer
-// (it notes it), so an ask beside it is the stricter answer.
+// rankPermission: see rankContinue. Claude's order: deny > defer > ask >
+// allow.
 func rankPermission(v json.RawMessage) int {
 	s, ok := exact.Text(v)
 	switch {
@@ -264,9 +342,9 @@ func rankPermission(v json.RawMessage) int {
 	switch s {
 	case "deny":
 		return 5
-	case "ask":
-		return 3
 	case "defer":
+		return 3
+	case "ask":
 		return 2
 	case "allow":
 		return 1
@@ -276,6 +354,7 @@ func rankPermission(v json.RawMessage) int {
 
 func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result {
 	o := read(obj)
+	specific := o.specific
 	var r Result
 	str := func(p *string) string {
 		if p == nil {
@@ -284,25 +363,34 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 		return *p
 	}
 	r.Notice = str(o.SystemMessage)
+	out := func(key string, v json.RawMessage) {
+		if r.AgentOutput == nil {
+			r.AgentOutput = map[string]json.RawMessage{}
+		}
+		r.AgentOutput[key] = v
+	}
 	if o.Continue != nil && !*o.Continue {
-		r.Ignored = append(r.Ignored, "continue: false")
+		out("continue", json.RawMessage("false"))
+		if o.StopReason != nil {
+			out("stopReason", jsonString(*o.StopReason))
+		}
 	}
 	if o.SuppressOutput != nil && *o.SuppressOutput {
-		r.Ignored = append(r.Ignored, "suppressOutput")
+		out("suppressOutput", json.RawMessage("true"))
 	}
 	reason := str(o.Reason)
 	switch str(o.Decision) {
 	case "", "approve", "allow":
 	case "block", "deny":
-		switch event {
-		case format.BeforeToolCall, format.UserMessageSend:
+		switch {
+		case format.BlockingEvent(event):
 			r.Action, r.Reason = Block, reason
-		case format.AgentStop:
+		case event == format.AgentStop:
 			if reason == "" {
 				o.f.Fail(exact.Copy{}, errors.New(`"decision": "block" without a "reason" to continue with`))
 			}
 			r.FollowUp = reason
-		case format.AfterToolCall:
+		case event == format.AfterToolCall || event == format.PostToolUseFailure:
 			r.Context = reason
 		default:
 			r.Ignored = append(r.Ignored, `decision: "block" on `+claudeEvent)
@@ -316,6 +404,34 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 		}
 		if c := str(s.AdditionalContext); c != "" {
 			r.Context = joinText(r.Context, c)
+		}
+		if event == format.PreModelSwitch {
+			// A model switch is allowed or denied: an ask or a defer
+			// has no effect on it.
+			if err := permission(&r, s.PermissionDecision, str(s.PermissionDecisionReason), stderr); err != nil {
+				o.sf.Fail(o.permission, err)
+			}
+			if r.Action == Ask || r.Action == Defer {
+				r.Ignored = append(r.Ignored, "permissionDecision: "+strings.ToLower(*s.PermissionDecision)+" on "+claudeEvent)
+				r.Action, r.Reason = None, ""
+			}
+		}
+		for _, k := range passThrough {
+			v := specific.Last(k).Value
+			if v == nil || isNull(v) {
+				continue
+			}
+			switch {
+			case !slices.Contains(eventOutputs[event], k):
+				r.Ignored = append(r.Ignored, "hookSpecificOutput."+k+" on "+claudeEvent)
+			case k == "decision":
+				if err := permissionRequest(v); err != nil {
+					o.sf.Fail(specific.Last(k), err)
+				}
+				out(k, compact(v))
+			default:
+				out(k, compact(v))
+			}
 		}
 		if event == format.BeforeToolCall {
 			if err := permission(&r, s.PermissionDecision, str(s.PermissionDecisionReason), stderr); err != nil {
@@ -379,7 +495,9 @@ func permission(r *Result, decision *string, reason, stderr string) error {
 		}
 	case "allow":
 	case "defer":
-		r.Ignored = append(r.Ignored, `permissionDecision: "defer"`)
+		if r.Action != Block {
+			r.Action, r.Reason = Defer, reason
+		}
 	default:
 		return fmt.Errorf("unknown permissionDecision %q", *decision)
 	}

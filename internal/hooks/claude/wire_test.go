@@ -74,7 +74,7 @@ func TestGolden(t *testing.T) {
 
 // resultJSON shows a Result with readable action names.
 func resultJSON(r Result) map[string]any {
-	m := map[string]any{"action": [...]string{"none", "block", "ask", "fail"}[r.Action]}
+	m := map[string]any{"action": [...]string{"none", "block", "ask", "defer", "fail"}[r.Action]}
 	add := func(k, v string) {
 		if v != "" {
 			m[k] = v
@@ -90,6 +90,9 @@ func resultJSON(r Result) map[string]any {
 	}
 	if r.Output != nil {
 		m["output"] = r.Output
+	}
+	if len(r.AgentOutput) > 0 {
+		m["agent_output"] = r.AgentOutput
 	}
 	if len(r.Ignored) > 0 {
 		m["ignored"] = r.Ignored

@@ -328,7 +328,7 @@ func (s *Selector) Selects(p map[string]json.RawMessage, project, home string) b
 	if s.cond != nil && !ToolEvent(s.event) {
 		return false // as Claude skips a handler whose `if` cannot be evaluated
 	}
-	if f := MatchField(s.event); f != "" && !s.matcher.Match(str(f)) {
+	if MatchField(s.event) != "" && !s.matcher.Match(MatchValue(s.event, str)) {
 		return false
 	}
 	return s.cond == nil || s.cond.Match(str("tool_name"), p["tool_input"], str("cwd"), project, home)

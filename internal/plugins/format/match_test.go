@@ -141,7 +141,7 @@ func TestParseConfig(t *testing.T) {
 		got = append(got, h.ItemName()+" "+h.Problem)
 	}
 	want := []string{
-		"hooks.json/Notification.1 event Notification has no quiver equivalent",
+		"hooks.json/Notification.1 ",
 		"hooks.json/PostToolUse.1 matcher \"(\" is not a valid regular expression: error parsing regexp: missing closing ): `(`",
 		"hooks.json/PreToolUse.1 ",
 		"hooks.json/PreToolUse.2 handler type \"prompt\" is not run by quiver (only command handlers are)",

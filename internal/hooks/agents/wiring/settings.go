@@ -93,6 +93,12 @@ func Install(c Config, data []byte, created []string) (Change, error) {
 				if _, err := d.Remove(e.Keys, func(_ int, el json.RawMessage) bool { return ours(el) }); err != nil {
 					return Change{}, err
 				}
+				// A key quiver made for the entry goes with it once empty
+				// (an event no hook handles any more).
+				if key := strings.Join(e.Keys, "."); slices.Contains(made, key) && string(d.Get(e.Keys...)) == "[]" {
+					d.Delete(e.Keys, nil)
+					made = slices.DeleteFunc(made, func(p string) bool { return p == key })
+				}
 			}
 			continue
 		}
