@@ -152,6 +152,9 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []F
 			case h.Problem != "":
 				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
 			}
+			if h.Exec() && strings.ContainsAny(strings.TrimSpace(h.Command), " \t") {
+				add("warning", where, `"command" holds whitespace, but with "args" it is one executable's name`, `move the rest into "args": {"command": "node", "args": ["script.js"]}`)
+			}
 			for _, v := range h.AllowedEnvVars {
 				if CredentialVar(v) {
 					add("warning", where, "allowedEnvVars lists "+v+", a credential quiver never puts in a header", "give the handler a variable of its own")
