@@ -138,15 +138,16 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"gitrepo":   cmdGitRepo,
-			"gittag":    cmdGitTag,
-			"gitsha":    cmdGitSHA,
-			"gitauth":   cmdGitAuth,
-			"snapshot":  cmdSnapshot,
-			"unchanged": cmdUnchanged,
-			"lockmatch": cmdLockMatch,
-			"lockfield": cmdLockField,
-			"serve":     cmdServe,
+			"gitrepo":    cmdGitRepo,
+			"gittag":     cmdGitTag,
+			"gitsha":     cmdGitSHA,
+			"gitauth":    cmdGitAuth,
+			"snapshot":   cmdSnapshot,
+			"unchanged":  cmdUnchanged,
+			"lockmatch":  cmdLockMatch,
+			"lockfield":  cmdLockField,
+			"serve":      cmdServe,
+			"hookserver": cmdHookServer,
 			"machinedir": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: machinedir VAR")

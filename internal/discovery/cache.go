@@ -51,8 +51,9 @@ type codec[V any] struct {
 	decode func(string) (V, bool)
 }
 
-// cacheHeader starts every cache file; another header means another format.
-const cacheHeader = "quiver-cache 7"
+// cacheHeader starts every cache file; another header means another format
+// (8: a hooks.json handler keeps its args, http fields and definition).
+const cacheHeader = "quiver-cache 8"
 
 func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V] {
 	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), scope: s, seen: map[string]bool{}}

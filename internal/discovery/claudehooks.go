@@ -31,7 +31,7 @@ const StandaloneData = "standalone"
 // configuration that cannot be read becomes one invalid item named after
 // the file, so that a broken guard is reported, never dropped.
 func claudeHooks(l plugins.Layout, s source, hf plugins.HookFile, cfgs *caches[parsedConfig]) []Hook {
-	base := Hook{Location: s.location, Plugin: s.plugin, Format: FormatClaude, Path: hf.Path, PluginRoot: s.root, DataDir: s.dataDir}
+	base := Hook{Location: s.location, Plugin: s.plugin, Format: FormatClaude, Path: hf.Path, PluginRoot: s.root, DataDir: s.dataDir, plugin: s.installed}
 	if s.plugin.IsZero() {
 		// A scope's standalone handlers belong to its hooks folder, the
 		// one the trust fingerprint covers: with the scope's folder as
@@ -52,6 +52,7 @@ func claudeHooks(l plugins.Layout, s source, hf plugins.HookFile, cfgs *caches[p
 		h := base
 		h.Name = ItemName(s.plugin, hf.Name+"/"+fmt.Sprintf("%s.%d", hd.Event, hd.N))
 		h.Handler = hd
+		h.same = sameKey(h)
 		h.Event, _ = format.QuiverEvent(hd.Event)
 		h.Status = Active
 		if sel, err := format.NewSelector(*hd); err == nil {

@@ -57,6 +57,13 @@ type Hook struct {
 	// fingerprinted it, which happens after): the executor starts it only
 	// while it is unchanged.
 	Ident safefs.Ident
+	// plugin is the installed plugin a Claude handler comes from, whose
+	// settings UserConfig reads (nil for native hooks and standalone
+	// handlers).
+	plugin *plugins.Plugin
+	// same is what makes two Claude handlers one (Dedupe): their
+	// plugin or file, type, shell, command, args, url and condition.
+	same string
 }
 
 // Background reports a Claude handler that never delays its event
@@ -82,6 +89,8 @@ type source struct {
 	shadowedBy string
 	// project: the item came with the project and needs trust to run.
 	project bool
+	// installed is the plugin as listed (nil for standalone items).
+	installed *plugins.Plugin
 }
 
 // status is what the source does to all of its items: a disabled plugin's
@@ -141,7 +150,7 @@ func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds, keep bool)
 		}
 		out = append(out, source{
 			location: s.Location, plugin: p.Name, root: p.Dir, dataDir: s.DataDir(p.Name),
-			contents: p.Contents, disabled: !p.Enabled(), project: project,
+			contents: p.Contents, disabled: !p.Enabled(), project: project, installed: &p,
 		})
 	}
 	return out, nil

@@ -27,10 +27,13 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 	}
 	untrusted := 0
 	for _, h := range hs.Hooks {
-		switch h.Status {
-		case Invalid:
+		_, claudeOnly := h.ForClaude()
+		switch {
+		case claudeOnly:
+			add("info", h.Path, fmt.Sprintf("hook %s %s: only Claude Code runs it; for other agents it is listed invalid and blocks nothing", h.Name, h.Reason), "")
+		case h.Status == Invalid:
 			add("error", h.Path, fmt.Sprintf("hook %s is invalid: %s", h.Name, h.Reason), "see what it does with: quiver hook test "+h.Path+" --event EVENT")
-		case Untrusted:
+		case h.Status == Untrusted:
 			untrusted++
 		}
 	}

@@ -214,10 +214,12 @@ func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Durat
 	return o, true
 }
 
-// runClaude runs a Claude handler (SPEC §11): its command with bash -c,
-// Claude's input on stdin, the CLAUDE_* variables set (and substituted
-// where that is safe), its own timeout in seconds, its output read as
-// Claude reads it.
+// runClaude runs a Claude handler (SPEC §11, §15): its command with
+// bash -c, or in exec form with no shell, or its http request; Claude's
+// input on stdin (or as the body), the CLAUDE_* variables set (and
+// substituted where that is safe), the plugin's options as
+// CLAUDE_PLUGIN_OPTION_<KEY>, its own timeout in seconds, its output
+// read as Claude reads it.
 func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string, env []string, timeout time.Duration) Outcome {
 	hd := h.Handler
 	// Its own timeout, bounded when hooks.json was read and again here
@@ -226,24 +228,70 @@ func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string
 	if own, err := timeouts.Bound(hd.Timeout); err == nil {
 		timeout = own
 	}
+	if hd.Type == "http" && claude.HTTPSkipped(hd.Event) {
+		return Outcome{Hook: h, Status: Skipped, Error: "http handlers are not sent on " + hd.Event + ", as in Claude Code", ExitCode: -1}
+	}
 	vars := map[string]string{"CLAUDE_PLUGIN_ROOT": h.PluginRoot, "CLAUDE_PLUGIN_DATA": h.DataDir, "CLAUDE_PROJECT_DIR": e.ProjectDir}
 	for _, name := range claude.Vars {
 		env = append(env, name+"="+vars[name])
+	}
+	// The plugin's options, secrets too: Claude Code hands a plugin's
+	// hooks every value the user set for it (SPEC §15). They reach the
+	// process only, never a report.
+	uc, err := h.UserConfig()
+	if err != nil {
+		return Outcome{Hook: h, Status: Failed, Error: "read the plugin's settings: " + err.Error(), ExitCode: -1}
+	}
+	options := map[string]string{}
+	for _, k := range uc.Keys {
+		if v, ok := uc.Value(k.Name); ok {
+			options[k.Name] = v
+			env = append(env, claude.OptionVar(k.Name)+"="+v)
+		}
+	}
+	// An agent gives quiver CLAUDE_ENV_FILE for the events it gives it
+	// to handlers on; on others, a handler does not see it.
+	var unset []string
+	if !claude.EnvFileEvent(hd.Event) {
+		unset = []string{"CLAUDE_ENV_FILE"}
 	}
 	if h.Plugin.IsZero() && h.DataDir != "" {
 		os.MkdirAll(h.DataDir, 0o755) // a standalone hooks.json's data folder, on demand
 	}
 	var p map[string]json.RawMessage
 	json.Unmarshal(payload, &p)
-	r := proc.Run(ctx, proc.Spec{
-		Path: "bash", Args: []string{"-c", claude.Command(hd.Command, vars)}, Dir: dir, Env: env,
-		Stdin: claude.Input(hd.Event, p), Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
-	})
+	input := claude.Input(hd.Event, p)
+	if hd.Type == "http" {
+		return e.runHTTP(ctx, h, event, input, env, timeout)
+	}
+	spec := proc.Spec{
+		Path: "bash", Args: []string{"-c", claude.Command(hd.Command, vars)}, Dir: dir, Env: env, Unset: unset,
+		Stdin: input, Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
+	}
+	if hd.Exec() {
+		argv, err := claude.ExecArgv(hd.Command, hd.Args, vars, options)
+		if err != nil {
+			msg := err.Error()
+			if !h.Plugin.IsZero() {
+				msg += " (set it with quiver plugin config " + h.Plugin.String() + " KEY=VALUE)"
+			}
+			return Outcome{Hook: h, Status: Failed, Error: msg, ExitCode: -1}
+		}
+		spec.Path, spec.Args = argv[0], argv[1:]
+	}
+	r := proc.Run(ctx, spec)
 	o, done := outcomeOf(h, event, r, timeout)
 	if done {
 		return o
 	}
-	cr := claude.Output(event, hd.Event, r.ExitCode, r.Stdout, r.Stderr)
+	return claudeOutcome(o, event, r.ExitCode, r.Stdout, r.Stderr)
+}
+
+// claudeOutcome reads what a Claude handler answered (a command's exit
+// code and output, an http handler's body as exit 0) into o.
+func claudeOutcome(o Outcome, event string, exitCode int, stdout, stderr []byte) Outcome {
+	h := o.Hook
+	cr := claude.Output(event, h.Handler.Event, exitCode, stdout, stderr)
 	resp := &Response{Input: cr.Input, Output: cr.Output, Context: cr.Context, Notice: cr.Notice, AgentOutput: cr.AgentOutput, notes: cr.Ignored}
 	if cr.FollowUp != "" {
 		msg, _ := json.Marshal(cr.FollowUp)

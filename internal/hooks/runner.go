@@ -107,6 +107,7 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 		case h.Status != discovery.Invalid:
 		case h.Background():
 			background = append(background, h.Name+" ("+h.Reason+")")
+		case h.ClaudeOnly(): // listed in the report; blocks nothing, and Claude runs it
 		default:
 			invalid = append(invalid, h.Name+" ("+h.Reason+")")
 		}

@@ -169,6 +169,14 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 			dir = cwd
 		}
 	}
+	// A plugin's identical handlers run once (SPEC §15); the others are
+	// reported after the hooks that ran.
+	hooks, dups := discovery.Dedupe(hooks, func(h discovery.Hook) bool { return t.selects(h, p) })
+	defer func() {
+		for _, d := range dups {
+			res.Hooks = append(res.Hooks, HookReport{Name: d.Hook.Name, Status: Skipped, Note: "the same handler as " + d.Of + ", which runs in its place"})
+		}
+	}()
 	if event == format.TurnEnd {
 		t.fireAll(ctx, event, p, hooks, dir, res)
 		return res
@@ -201,10 +209,15 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 			continue
 		}
 		var o Outcome
-		if h.Status == discovery.Invalid && background {
+		if h.Status == discovery.Invalid && (background || h.ClaudeOnly()) {
 			// A background handler decides nothing, so one that cannot
-			// run blocks nothing either, fail-closed or not.
-			t.report(res, event, invalidOutcome(h), false, "asynchronous: blocks nothing")
+			// run blocks nothing either, fail-closed or not; nor does one
+			// only Claude Code can run, which no run of quiver's could.
+			note := "asynchronous: blocks nothing"
+			if !background {
+				note = "run by Claude Code only: blocks nothing"
+			}
+			t.report(res, event, invalidOutcome(h), false, note)
 			continue
 		}
 		if h.Status == discovery.Invalid {
@@ -232,7 +245,8 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 				res.Decision = Defer
 			}
 		}
-		if o.Status == Blocked || (o.failed() && t.FailClosed && blocking(event)) {
+		// onFailure: block makes a failure block, whatever fail-closed says.
+		if o.Status == Blocked || (o.failed() && (t.FailClosed || h.Handler != nil && h.Handler.BlocksOnFailure()) && blocking(event)) {
 			res.Decision, res.Blocked, res.BlockedBy, res.AskedBy = Block, true, h.Name, ""
 			res.Reason = o.Reason
 			switch o.Status {

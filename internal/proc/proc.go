@@ -76,7 +76,10 @@ type Spec struct {
 	Dir  string
 	// Env holds variables added to quiver's own environment (see
 	// Environ).
-	Env   []string
+	Env []string
+	// Unset names variables of quiver's own environment the process
+	// does not get (a variable an agent set for other events).
+	Unset []string
 	Stdin []byte
 	// Timeout bounds the run, as timeouts.OrDefault bounds it: zero (or
 	// anything else that is no limit) is timeouts.Default, never "no
@@ -118,6 +121,12 @@ func Run(ctx context.Context, s Spec) Result {
 	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
 	cmd.Dir = s.Dir
 	cmd.Env = Environ(s.Env...)
+	if len(s.Unset) > 0 {
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool {
+			key, _, _ := strings.Cut(kv, "=")
+			return slices.Contains(s.Unset, key)
+		})
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	killGroup := func() error {
 		if cmd.Process == nil {

@@ -44,11 +44,33 @@ type Handler struct {
 	// its stderr, after RewakeMessage, wakes the model (SPEC §15).
 	Async, AsyncRewake bool
 	RewakeMessage      string
+	// Args is a command handler's exec form: the command is started
+	// directly with these arguments, no shell, each variable expanded
+	// in place (SPEC §15). nil is the shell form; an empty list is the
+	// exec form without arguments.
+	Args []string
+	// OnFailure is "block" when a failure of the handler blocks a
+	// blocking event whatever --fail-closed says; "" (or "continue")
+	// when it does not.
+	OnFailure string
+	// StatusMessage is what an agent that can shows while it runs.
+	StatusMessage string
+	// URL, Headers and AllowedEnvVars are an http handler's: where the
+	// event is posted, with which headers, and the variables the
+	// headers' $VAR may read.
+	URL            string
+	Headers        map[string]string
+	AllowedEnvVars []string
+	// Native is, for the handlers only Claude Code can run (prompt,
+	// agent, mcp_tool), the definition Claude reads: the keys its
+	// schema knows for the type, checked, and nothing else. nil for
+	// every other type, and for one whose definition is wrong.
+	Native json.RawMessage
 	// Problem says why quiver cannot run the handler ("" when it can):
-	// an event without a quiver equivalent, a type other than command,
+	// an event without a quiver equivalent, a type quiver cannot run,
 	// a matcher that does not compile, a condition quiver cannot
-	// evaluate, a timeout that is no limit. Such a handler is listed
-	// invalid, never run.
+	// evaluate, a timeout that is no limit, a field it cannot trust.
+	// Such a handler is listed invalid, never run.
 	Problem string
 }
 
@@ -132,14 +154,21 @@ func ParseHooksObject(raw json.RawMessage) (*Config, error) {
 
 func parseHandler(raw json.RawMessage) (Handler, error) {
 	var f struct {
-		Type    *json.RawMessage `json:"type"`
-		Command *json.RawMessage `json:"command"`
-		If      *json.RawMessage `json:"if"`
-		Shell   *json.RawMessage `json:"shell"`
-		Timeout *json.RawMessage `json:"timeout"`
-		Async   *json.RawMessage `json:"async"`
-		Rewake  *json.RawMessage `json:"asyncRewake"`
-		Message *json.RawMessage `json:"rewakeMessage"`
+		Type          *json.RawMessage `json:"type"`
+		Command       *json.RawMessage `json:"command"`
+		If            *json.RawMessage `json:"if"`
+		Shell         *json.RawMessage `json:"shell"`
+		Timeout       *json.RawMessage `json:"timeout"`
+		Async         *json.RawMessage `json:"async"`
+		Rewake        *json.RawMessage `json:"asyncRewake"`
+		Message       *json.RawMessage `json:"rewakeMessage"`
+		Args          *json.RawMessage `json:"args"`
+		OnFailure     *json.RawMessage `json:"onFailure"`
+		StatusMessage *json.RawMessage `json:"statusMessage"`
+		Once          *json.RawMessage `json:"once"`
+		URL           *json.RawMessage `json:"url"`
+		Headers       *json.RawMessage `json:"headers"`
+		AllowedEnv    *json.RawMessage `json:"allowedEnvVars"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return Handler{}, fmt.Errorf("not an object: %v", err)
@@ -150,7 +179,11 @@ func parseHandler(raw json.RawMessage) (Handler, error) {
 		name string
 		raw  *json.RawMessage
 		dst  *string
-	}{{"type", f.Type, &h.Type}, {"command", f.Command, &h.Command}, {"if", f.If, &h.If}, {"shell", f.Shell, &h.Shell}, {"rewakeMessage", f.Message, &h.RewakeMessage}} {
+	}{
+		{"type", f.Type, &h.Type}, {"command", f.Command, &h.Command}, {"if", f.If, &h.If}, {"shell", f.Shell, &h.Shell},
+		{"rewakeMessage", f.Message, &h.RewakeMessage}, {"onFailure", f.OnFailure, &h.OnFailure},
+		{"statusMessage", f.StatusMessage, &h.StatusMessage}, {"url", f.URL, &h.URL},
+	} {
 		if *s.dst, err = stringField(s.raw); err != nil {
 			return h, fmt.Errorf("%s: %v", s.name, err)
 		}
@@ -163,16 +196,41 @@ func parseHandler(raw json.RawMessage) (Handler, error) {
 			h.Problem = "timeout " + err.Error()
 		}
 	}
+	var once bool // Claude Code honours it only in skills' hooks; ignored here as there
 	for _, b := range []struct {
 		name string
 		raw  *json.RawMessage
 		dst  *bool
-	}{{"async", f.Async, &h.Async}, {"asyncRewake", f.Rewake, &h.AsyncRewake}} {
+	}{{"async", f.Async, &h.Async}, {"asyncRewake", f.Rewake, &h.AsyncRewake}, {"once", f.Once, &once}} {
 		if b.raw != nil && string(*b.raw) != "null" {
 			if err := json.Unmarshal(*b.raw, b.dst); err != nil {
 				return h, fmt.Errorf("%s must be true or false, not %s", b.name, safefs.Excerpt(*b.raw, 40))
 			}
 		}
+	}
+	if f.Args != nil && string(*f.Args) != "null" {
+		if err := json.Unmarshal(*f.Args, &h.Args); err != nil {
+			return h, fmt.Errorf("args must be a list of strings, not %s", safefs.Excerpt(*f.Args, 40))
+		}
+		if h.Args == nil {
+			h.Args = []string{}
+		}
+	}
+	if f.Headers != nil && string(*f.Headers) != "null" {
+		if err := json.Unmarshal(*f.Headers, &h.Headers); err != nil {
+			return h, fmt.Errorf("headers must map names to strings, not %s", safefs.Excerpt(*f.Headers, 40))
+		}
+	}
+	if f.AllowedEnv != nil && string(*f.AllowedEnv) != "null" {
+		if err := json.Unmarshal(*f.AllowedEnv, &h.AllowedEnvVars); err != nil {
+			return h, fmt.Errorf("allowedEnvVars must be a list of names, not %s", safefs.Excerpt(*f.AllowedEnv, 40))
+		}
+	}
+	if h.Problem == "" && NativeType(h.Type) {
+		h.Native, h.Problem = nativeDefinition(h.Type, raw)
+	}
+	if h.Problem == "" {
+		h.Problem = fieldProblem(h)
 	}
 	return h, nil
 }
@@ -181,23 +239,46 @@ func parseHandler(raw json.RawMessage) (Handler, error) {
 // asyncRewake.
 func (h Handler) Background() bool { return h.Async || h.AsyncRewake }
 
+// Exec reports a command handler in exec form (args), which no shell
+// reads.
+func (h Handler) Exec() bool { return h.Args != nil }
+
+// BlocksOnFailure reports a handler whose failure blocks a blocking
+// event, whatever --fail-closed says (onFailure: block).
+func (h Handler) BlocksOnFailure() bool { return h.OnFailure == "block" }
+
 // problem says why quiver cannot run h, or "".
 func problem(h Handler) string {
+	if NativeType(h.Type) {
+		// Claude Code runs these itself, whatever quiver calls its
+		// event: they are checked as Claude would use them, then listed
+		// as needing it.
+		if _, err := CompileMatcher(h.Matcher); err != nil {
+			return err.Error()
+		}
+		if h.If != "" {
+			if _, err := ParseCondition(h.If); err != nil {
+				return err.Error()
+			}
+		}
+		return NeedsClaude(h.Type)
+	}
 	if _, ok := QuiverEvent(h.Event); !ok {
 		return "event " + h.Event + " has no quiver equivalent"
 	}
 	switch h.Type {
 	case "command":
+		if strings.TrimSpace(h.Command) == "" {
+			return "command handler has no command"
+		}
+		if h.Shell != "" && h.Shell != "bash" {
+			return fmt.Sprintf("shell %q is not supported (quiver runs commands with bash)", h.Shell)
+		}
+	case "http": // its fields were checked when it was read
 	case "":
 		return `handler has no "type"`
 	default:
-		return fmt.Sprintf("handler type %q is not run by quiver (only command handlers are)", h.Type)
-	}
-	if strings.TrimSpace(h.Command) == "" {
-		return "command handler has no command"
-	}
-	if h.Shell != "" && h.Shell != "bash" {
-		return fmt.Sprintf("shell %q is not supported (quiver runs commands with bash)", h.Shell)
+		return fmt.Sprintf("handler type %q is not one of command, http, prompt, agent, mcp_tool", h.Type)
 	}
 	if _, err := CompileMatcher(h.Matcher); err != nil {
 		return err.Error()

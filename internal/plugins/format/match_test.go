@@ -144,7 +144,7 @@ func TestParseConfig(t *testing.T) {
 		"hooks.json/Notification.1 ",
 		"hooks.json/PostToolUse.1 matcher \"(\" is not a valid regular expression: error parsing regexp: missing closing ): `(`",
 		"hooks.json/PreToolUse.1 ",
-		"hooks.json/PreToolUse.2 handler type \"prompt\" is not run by quiver (only command handlers are)",
+		"hooks.json/PreToolUse.2 needs Claude Code's model",
 		"hooks.json/PreToolUse.3 condition \"WebSearch(x)\" cannot be evaluated by quiver: specifiers of WebSearch are not understood",
 		"hooks.json/Stop.1 shell \"powershell\" is not supported (quiver runs commands with bash)",
 	}

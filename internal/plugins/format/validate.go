@@ -141,6 +141,8 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []F
 			switch {
 			case !KnownEvent(h.Event):
 				add("error", where, "unknown event "+h.Event, "use an event of Claude Code's hooks reference (PreToolUse, PostToolUse, Stop, ...)")
+			case h.NeedsClaude():
+				add("info", where, h.Problem+": Claude Code runs it itself; quiver lists it as invalid for other agents", "")
 			case !mapped:
 				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
 			case strings.HasPrefix(h.Problem, "matcher"), strings.Contains(h.Problem, "no command"), strings.Contains(h.Problem, `no "type"`):
@@ -150,7 +152,15 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []F
 			case h.Problem != "":
 				add("warning", where, h.Problem+": quiver lists it as invalid and never runs it", "")
 			}
-			for _, m := range pluginRootRef().FindAllStringSubmatch(h.Command, -1) {
+			if h.Exec() && strings.ContainsAny(strings.TrimSpace(h.Command), " \t") {
+				add("warning", where, `"command" holds whitespace, but with "args" it is one executable's name`, `move the rest into "args": {"command": "node", "args": ["script.js"]}`)
+			}
+			for _, v := range h.AllowedEnvVars {
+				if CredentialVar(v) {
+					add("warning", where, "allowedEnvVars lists "+v+", a credential quiver never puts in a header", "give the handler a variable of its own")
+				}
+			}
+			for _, m := range pluginRootRef().FindAllStringSubmatch(strings.Join(append([]string{h.Command}, h.Args...), "\n"), -1) {
 				target, err := safefs.RelPath(m[1])
 				if err == nil {
 					_, err = os.Stat(filepath.Join(dir, filepath.FromSlash(target)))

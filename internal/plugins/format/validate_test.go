@@ -58,3 +58,30 @@ func TestNewReport(t *testing.T) {
 		t.Errorf("counted: %+v", r)
 	}
 }
+
+// TestValidateHandlerTypes: validate says what an exec form, an http
+// handler and a prompt handler do here.
+func TestValidateHandlerTypes(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
+	os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), []byte(`{"hooks":{"PreToolUse":[{"hooks":[
+		{"type":"command","command":"node script.js","args":["${CLAUDE_PLUGIN_ROOT}/missing.js"]},
+		{"type":"http","url":"https://hooks.example/","headers":{"Authorization":"Bearer $GITHUB_TOKEN"},"allowedEnvVars":["GITHUB_TOKEN"]},
+		{"type":"prompt","prompt":"safe?"}]}]}}`), 0o644)
+	findings, _ := Validate(dir)
+	var got []string
+	for _, f := range findings {
+		got = append(got, f.Severity+" "+f.Reason)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		`warning "command" holds whitespace, but with "args" it is one executable's name`,
+		"error the command names ${CLAUDE_PLUGIN_ROOT}/missing.js, which is not in the plugin",
+		"warning allowedEnvVars lists GITHUB_TOKEN, a credential quiver never puts in a header",
+		"info needs Claude Code's model: Claude Code runs it itself",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in:\n%s", want, all)
+		}
+	}
+}
