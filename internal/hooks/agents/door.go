@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
@@ -97,6 +98,13 @@ func (d *Door) run(ctx context.Context, call *Call) (*hooks.Result, error) {
 	res, err := d.Env.RunDecoded(ctx, o, call.Event, call.Payload, d.FailClosed, timeout, d.Async)
 	if err != nil {
 		return nil, err
+	}
+	if call.Event == format.SessionStart && !d.Async.Only() && res.Notices != nil {
+		if missing := Unwired(ctx, d.Agent, o, d.Env.Getenv("HOME")); len(missing) > 0 {
+			*res.Notices = append(*res.Notices, hooks.Text{Hook: "quiver", Text: fmt.Sprintf(
+				"hooks here handle %s, which %s does not call quiver for yet: run `quiver agent sync`, or `quiver agent install %s` to wire this project",
+				strings.Join(missing, ", "), d.Agent.Title, d.Agent.Name)})
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)

@@ -1,10 +1,13 @@
 package agents
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/timeouts"
@@ -170,4 +173,61 @@ func (u Uses) wired(ag *Agent) (n int, overlong []string) {
 		}
 	}
 	return n, overlong
+}
+
+// Unwired names the events that installed, enabled hooks of o's scopes
+// handle but that neither the project's nor the user's configuration of
+// ag calls quiver for: a `git pull` brought them, or a plugin changed
+// without a sync. Only agents that wire events while hooks handle them
+// (Claude) can miss one; §8's six are always wired.
+func Unwired(ctx context.Context, ag *Agent, o discovery.Options, home string) []string {
+	if ag.asyncEntry == nil {
+		return nil
+	}
+	hs, err := discovery.Hooks(ctx, o)
+	if err != nil {
+		return nil
+	}
+	want := Uses{}
+	for _, uses := range usesOf(hs.Hooks) {
+		for name, u := range uses {
+			if u.Listens {
+				want[name] = u
+			}
+		}
+	}
+	var docs []*wiring.Doc
+	for _, global := range []bool{false, true} {
+		if (!global && o.Layout.Local == nil) || (global && home == "") {
+			continue
+		}
+		site := SiteOf(ag, o.Layout, global, home)
+		if data, ok, err := readOwn(site.Config); err == nil && ok {
+			if d, err := wiring.ParseDoc(data, ag.Comments); err == nil {
+				docs = append(docs, d)
+			}
+		}
+	}
+	var missing []string
+	for _, ev := range ag.Events {
+		if core(ev) || !want.of(ev).Listens || calls(ag, ev, docs) {
+			continue
+		}
+		missing = append(missing, ev.Native)
+	}
+	return missing
+}
+
+// calls reports whether one of docs has an entry of ev that runs quiver's
+// answer to it.
+func calls(ag *Agent, ev Event, docs []*wiring.Doc) bool {
+	for _, d := range docs {
+		elems, _ := d.Array(ag.keys(ev)...)
+		for _, el := range elems {
+			if wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && strings.HasSuffix(cmd, " "+ev.Quiver) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
