@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -38,5 +39,63 @@ func TestOverflowThenExitTwo(t *testing.T) {
 		Timeout: 10 * time.Second, MaxStdout: 1 << 20, MaxStderr: 1 << 10})
 	if r.ExitCode != 2 || !r.StdoutOverflow || len(r.Stdout) != 1<<20 || string(r.Stderr) != "no\n" {
 		t.Errorf("exit %d overflow %v kept %d stderr %q", r.ExitCode, r.StdoutOverflow, len(r.Stdout), r.Stderr)
+	}
+}
+
+// TestFirstLineHandover: a process whose first line asks for it runs on
+// after Run returns; handed over (Detach), another owner reads the rest
+// of its output (Adopt) after what was read already; waited for
+// instead, it is read as Run reads it.
+func TestFirstLineHandover(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handover needs pidfds")
+	}
+	spec := func() Spec {
+		return Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; read line; echo "then $line"; echo err >&2`},
+			Stdin: []byte("go\n"), Timeout: time.Minute, MaxStdout: 1 << 10, MaxStderr: 1 << 10,
+			FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }}
+	}
+	r := Run(t.Context(), spec())
+	if r.Running == nil {
+		t.Fatalf("not handed over: %+v", r)
+	}
+	h, err := r.Running.Detach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec())
+	if string(a.Stdout) != "{\"async\": true}\nthen go\n" || string(a.Stderr) != "err\n" || a.ExitCode != 0 || a.TimedOut {
+		t.Errorf("adopted: %+v (stdout %q stderr %q)", a, a.Stdout, a.Stderr)
+	}
+	r = Run(t.Context(), spec())
+	if r.Running == nil {
+		t.Fatalf("not handed over: %+v", r)
+	}
+	w := r.Running.Wait()
+	if string(w.Stdout) != "{\"async\": true}\nthen go\n" || w.ExitCode != 0 {
+		t.Errorf("waited: %+v (stdout %q)", w, w.Stdout)
+	}
+	s := spec()
+	s.FirstLine = func([]byte) bool { return false }
+	if r := Run(t.Context(), s); r.Running != nil || string(r.Stdout) != "{\"async\": true}\nthen go\n" {
+		t.Errorf("kept: %+v (stdout %q)", r, r.Stdout)
+	}
+}
+
+// TestAdoptKillsAtDeadline: an adopted process past its deadline is
+// killed with its group.
+func TestAdoptKillsAtDeadline(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handover needs pidfds")
+	}
+	r := Run(t.Context(), Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; sleep 1000 & wait`}, Timeout: time.Minute,
+		FirstLine: func([]byte) bool { return true }})
+	h, err := r.Running.Detach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Adopt(t.Context(), h, time.Now().Add(20*time.Millisecond), Spec{})
+	if !a.TimedOut || a.ExitCode != -1 || a.OutputIncomplete {
+		t.Errorf("adopted past its deadline: %+v", a)
 	}
 }
