@@ -1,8 +1,11 @@
 package proc
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -50,15 +53,31 @@ func TestFirstLineHandover(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("handover needs pidfds")
 	}
+	// The process waits on a FIFO that the test writes only once Run
+	// has returned, so it is still running when its first line is read.
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	let := func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		f.WriteString("go\n")
+		f.Close()
+	}
 	spec := func() Spec {
-		return Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; read line; echo "then $line"; echo err >&2`},
-			Stdin: []byte("go\n"), Timeout: time.Minute, MaxStdout: 1 << 10, MaxStderr: 1 << 10,
+		return Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; read line < ` + fifo + `; echo "then $line"; echo err >&2`},
+			Timeout: time.Minute, MaxStdout: 1 << 10, MaxStderr: 1 << 10,
 			FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }}
 	}
 	r := Run(t.Context(), spec())
 	if r.Running == nil {
 		t.Fatalf("not handed over: %+v", r)
 	}
+	let()
 	h, err := r.Running.Detach()
 	if err != nil {
 		t.Fatal(err)
@@ -71,12 +90,14 @@ func TestFirstLineHandover(t *testing.T) {
 	if r.Running == nil {
 		t.Fatalf("not handed over: %+v", r)
 	}
+	let()
 	w := r.Running.Wait()
 	if string(w.Stdout) != "{\"async\": true}\nthen go\n" || w.ExitCode != 0 {
 		t.Errorf("waited: %+v (stdout %q)", w, w.Stdout)
 	}
 	s := spec()
 	s.FirstLine = func([]byte) bool { return false }
+	go let()
 	if r := Run(t.Context(), s); r.Running != nil || string(r.Stdout) != "{\"async\": true}\nthen go\n" {
 		t.Errorf("kept: %+v (stdout %q)", r, r.Stdout)
 	}
