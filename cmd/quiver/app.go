@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -44,6 +45,10 @@ type App struct {
 	handleSignals func()
 	result        sync.Mutex
 	printed       bool
+	// owner starts the process that owns background handlers (`hook
+	// collect`, set by main); nil in tests that run commands in-process,
+	// which then wait for them.
+	owner *async.Owner
 }
 
 func newApp() *App {

@@ -45,7 +45,7 @@ func (o hookRunOptions) asyncMode() hooks.AsyncMode {
 	case o.AsyncElsewhere:
 		return hooks.AsyncElsewhere
 	}
-	return hooks.AsyncWait
+	return hooks.AsyncDetach
 }
 
 func (a *App) newHookRunCmd() *cobra.Command {
@@ -92,7 +92,7 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 
 // hooksEnv is the process's environment as every hook door reads it.
 func (a *App) hooksEnv() hooks.Env {
-	return hooks.Env{Getenv: a.Getenv, Warn: func(msg string) { a.warnf("%s", msg) }}
+	return hooks.Env{Getenv: a.Getenv, Warn: func(msg string) { a.warnf("%s", msg) }, Owner: a.owner}
 }
 
 // usageIf makes err a usage error of cmd when it is one of mistakes.
@@ -126,7 +126,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if o.Format != "" {
 		return a.runHookRunAs(cmd, o)
 	}
-	if o.asyncMode() != hooks.AsyncWait {
+	if o.asyncMode() != hooks.AsyncDetach {
 		return usageErrorf(cmd, "--async-elsewhere, --async-only and --async-rewake are for an agent's entries, with --format")
 	}
 	failClosed := a.hooksEnv().FailClosed(o.FailClosed)

@@ -18,6 +18,7 @@ func quiverMain() int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	app := newApp()
+	app.owner = selfOwner()
 	stop := func() {}
 	defer func() { stop() }()
 	app.handleSignals = func() {

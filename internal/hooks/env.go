@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/timeouts"
 )
@@ -23,6 +24,9 @@ type Env struct {
 	// Warn hears what the person using the agent should know (Runner's
 	// Warn); nil: nothing is said.
 	Warn func(string)
+	// Owner starts the process that owns background handlers (Runner's
+	// Owner); nil: they are waited for.
+	Owner *async.Owner
 }
 
 // ErrTimeoutFlag marks a --timeout written wrong: the caller's mistake,
@@ -65,6 +69,10 @@ func (e Env) Runner(o discovery.Options) *Runner {
 		NoHooks:  e.Getenv("QUIVER_NO_HOOKS") == "1",
 		AuditLog: e.Getenv("QUIVER_AUDIT_LOG"),
 		Warn:     e.Warn,
+		Owner:    e.Owner,
+		// The project's own state when there is a project scope: a
+		// session belongs to the project it runs in.
+		StateDir: o.Layout.Scope(false).StateDir(),
 	}
 }
 

@@ -98,11 +98,11 @@ func TestEnvRunner(t *testing.T) {
 func TestRunDecoded(t *testing.T) {
 	o := emptyScopes(t)
 	env := envOf(nil)
-	res, err := env.RunDecoded(t.Context(), o, format.BeforeToolCall, Payload{"tool_name": []byte(`"bash"`)}, false, time.Second, AsyncWait)
+	res, err := env.RunDecoded(t.Context(), o, format.BeforeToolCall, Payload{"tool_name": []byte(`"bash"`)}, false, time.Second, AsyncDetach)
 	if err != nil || res.Blocked {
 		t.Fatalf("no hooks: %+v, %v", res, err)
 	}
-	_, err = env.RunDecoded(t.Context(), o, format.BeforeToolCall, Payload{"event": []byte(`"agent_stop"`)}, false, time.Second, AsyncWait)
+	_, err = env.RunDecoded(t.Context(), o, format.BeforeToolCall, Payload{"event": []byte(`"agent_stop"`)}, false, time.Second, AsyncDetach)
 	if !errors.Is(err, ErrEventMismatch) {
 		t.Fatalf("payload of another event: %v; want ErrEventMismatch", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -38,6 +39,10 @@ const (
 	// Invalid: the hook could not say which event it handles (or may not
 	// run at all, such as a symlink leaving its folder); it did not run.
 	Invalid Status = "invalid"
+	// Async: the handler runs on in the background (SPEC §15), owned by
+	// a process of its own; what it says comes with the session's next
+	// event.
+	Async Status = "async"
 )
 
 // Limits of what quiver keeps from a hook (SPEC §8).
@@ -84,6 +89,12 @@ type Executor struct {
 	// `<hook> serve` processes; without it they run one-shot like any
 	// other.
 	Pool *Pool
+	// Background, when set, takes the Claude handlers that run in the
+	// background instead of waiting for them: async and asyncRewake ones
+	// are not started here but added to it, and one whose first line of
+	// stdout is {"async": true} is added to it still running. Run
+	// reports them Async.
+	Background *async.Batch
 }
 
 // Blocking reports the events whose hooks can block.
@@ -221,6 +232,7 @@ func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Durat
 // CLAUDE_PLUGIN_OPTION_<KEY>, its own timeout in seconds, its output
 // read as Claude reads it.
 func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string, payload []byte, dir string, env []string, timeout time.Duration) Outcome {
+	start := time.Now()
 	hd := h.Handler
 	// Its own timeout, bounded when hooks.json was read and again here
 	// (a handler may come from a cache another version wrote); absent
@@ -279,7 +291,22 @@ func (e *Executor) runClaude(ctx context.Context, h discovery.Hook, event string
 		}
 		spec.Path, spec.Args = argv[0], argv[1:]
 	}
+	var asyncTimeout time.Duration
+	if e.Background != nil {
+		if h.Background() {
+			e.Background.Add(backgroundJob(h, event, spec))
+			return Outcome{Hook: h, Status: Async, ExitCode: -1}
+		}
+		spec.FirstLine = func(line []byte) (ok bool) {
+			asyncTimeout, ok = async.ParseFirstLine(line)
+			return ok
+		}
+	}
 	r := proc.Run(ctx, spec)
+	if r.Running != nil {
+		e.Background.Add(async.Adopt(backgroundJob(h, event, spec), r.Running, asyncTimeout))
+		return Outcome{Hook: h, Status: Async, ExitCode: -1, Duration: time.Since(start)}
+	}
 	o, done := outcomeOf(h, event, r, timeout)
 	if done {
 		return o
@@ -319,6 +346,18 @@ func claudeOutcome(o Outcome, event string, exitCode int, stdout, stderr []byte)
 	}
 	o.Response = resp
 	return o
+}
+
+// backgroundJob is a Claude handler as its background owner starts it:
+// spec, bound by the handler's own timeout, else async.DeclaredTimeout.
+func backgroundJob(h discovery.Hook, event string, spec proc.Spec) async.Job {
+	hd := h.Handler
+	timeout := async.DeclaredTimeout
+	if own, err := timeouts.Bound(hd.Timeout); err == nil {
+		timeout = own
+	}
+	return async.Job{Hook: h.Name, Event: event, ClaudeEvent: hd.Event, Rewake: hd.AsyncRewake, RewakeMessage: hd.RewakeMessage,
+		Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env, Stdin: spec.Stdin, Timeout: timeout}
 }
 
 // checkDataDir refuses a plugin's data folder that is a symlink, or lies

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/proc"
 )
 
@@ -23,6 +25,13 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("QUIVER_FAKE_HOOK") == "1" {
 		os.Exit(fakeHook(path.Base(os.Getenv("QUIVER_HOOK_NAME")), os.Args[1:]))
+	}
+	if os.Getenv(asOwner) == "1" { // quiver's `hook collect`
+		if err := async.Collect(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	// Endless writers are killed soon after their cap, not half a
 	// second later: the hostile tests run dozens of them.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/async"
 )
 
 // Runner is the one runtime behind every door: hook run, hook run
@@ -33,6 +34,12 @@ type Runner struct {
 	// hooks skipped, invalid ones that might handle the event, a broken
 	// audit log); the door prints it. nil: nothing is said.
 	Warn func(string)
+	// Owner, when set, takes the handlers that run in the background
+	// (SPEC §15) off the run (async.Owner); without one, they are waited
+	// for. StateDir is the scope state folder whose async/ keeps each
+	// session's background results.
+	Owner    *async.Owner
+	StateDir string
 }
 
 // FromFiles is Runner.Hooks reading the scopes at each call, keeping a
@@ -129,6 +136,11 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 	if ex.Pool != nil {
 		ex.Pool.Retain(event, set)
 	}
+	var batch *async.Batch
+	if r.Owner != nil && async.Supported && !r.Async.Only() {
+		batch = &async.Batch{}
+		ex.Background = batch
+	}
 	t := &Trigger{Run: ex.Run, ProjectDir: ex.ProjectDir, FailClosed: failClosed, Async: r.Async}
 	if r.AuditLog != "" {
 		log, err := OpenAuditLog(r.AuditLog)
@@ -144,5 +156,8 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 			t.OnOutcome = log.Record
 		}
 	}
-	return t.Fire(ctx, event, p, set), nil
+	start := time.Now()
+	res := t.Fire(ctx, event, p, set)
+	r.settle(ctx, event, p, set, res, batch, start)
+	return res, nil
 }

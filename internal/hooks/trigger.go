@@ -108,10 +108,12 @@ type RunFunc func(ctx context.Context, h discovery.Hook, event string, payload [
 type AsyncMode int
 
 const (
-	// AsyncWait starts them at their place and waits for them before
-	// answering, their results ignored: for an agent that has no
-	// asynchronous hooks of its own.
-	AsyncWait AsyncMode = iota
+	// AsyncDetach hands them to a background owner (the Executor's
+	// Background, which the Runner sets where it can), whose results come
+	// with the session's next event; without one they start at their
+	// place and are waited for, their results ignored. For an agent that
+	// has no asynchronous hooks of its own.
+	AsyncDetach AsyncMode = iota
 	// AsyncElsewhere runs none of them: the agent runs them through an
 	// asynchronous entry of its own (Claude's "async": true), which calls
 	// quiver with AsyncOnly or RewakeOnly.
@@ -159,8 +161,9 @@ type Trigger struct {
 //
 // A Claude handler runs only when its matcher and condition select the
 // payload as it stands when its turn comes; one that does not is neither
-// started nor reported. An async handler starts at its place and its
-// result is ignored; Fire waits for it before returning.
+// started nor reported. An async handler is handed to the background
+// (AsyncDetach) or, where nothing takes it, starts at its place and Fire
+// waits for it, its result ignored.
 func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []discovery.Hook) *Result {
 	res := EmptyResult(event)
 	dir := t.ProjectDir
@@ -194,7 +197,7 @@ func (t *Trigger) Fire(ctx context.Context, event string, p Payload, hooks []dis
 	defer func() {
 		for _, ch := range async {
 			o := <-ch
-			t.report(res, event, o, false, "async: result ignored")
+			t.report(res, event, o, false, backgroundNote)
 		}
 	}()
 	for i, h := range hooks {
@@ -423,7 +426,7 @@ func addAgentOutput(res *Result, out map[string]json.RawMessage) (added bool) {
 // results in hook order, as Fire would have in sequence: every hook's
 // context, notices and follow-ups, in precedence order, whatever order
 // they finish in. Background handlers run beside them, their results
-// ignored (AsyncWait), or not at all (AsyncElsewhere).
+// ignored (AsyncDetach), or not at all (AsyncElsewhere).
 func (t *Trigger) fireTogether(ctx context.Context, event string, p Payload, hooks []discovery.Hook, dir string, res *Result) {
 	var run []discovery.Hook
 	for _, h := range hooks {
@@ -446,7 +449,7 @@ func (t *Trigger) fireTogether(ctx context.Context, event string, p Payload, hoo
 		t.report(res, event, o, changed, note)
 	}
 	for _, o := range background {
-		t.report(res, event, o, false, "async: result ignored")
+		t.report(res, event, o, false, backgroundNote)
 	}
 }
 
@@ -488,7 +491,17 @@ func (t *Trigger) runAll(ctx context.Context, event string, p Payload, hooks []d
 	return outcomes
 }
 
+// backgroundNote is the note of a background handler that was waited
+// for, where nothing could take it to the background.
+const backgroundNote = "async: result ignored"
+
+// AsyncNote is the note of a handler reported Async.
+const AsyncNote = "runs in the background; what it says comes with this session's next event"
+
 func (t *Trigger) report(res *Result, event string, o Outcome, changed bool, note string) {
+	if o.Status == Async {
+		note = AsyncNote
+	}
 	rep := HookReport{Name: o.Hook.Name, Status: o.Status, DurationMS: ms(o.Duration), Error: o.Error, Note: note}
 	if (o.Status == Blocked || o.Status == Asked || o.Status == Deferred) && o.Reason != "" {
 		rep.Error = ""

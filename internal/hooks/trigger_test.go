@@ -464,7 +464,7 @@ func TestBackgroundHandlers(t *testing.T) {
 		ran             string
 		context, rewake string
 	}{
-		{AsyncWait, "a1 a2 plain r1 r2", "from plain", ""},
+		{AsyncDetach, "a1 a2 plain r1 r2", "from plain", ""},
 		{AsyncElsewhere, "plain", "from plain", ""},
 		{AsyncOnly, "a1 a2", "from a1", ""},
 		{RewakeOnly, "r1 r2", "", "Review: found a secret"},
@@ -565,7 +565,7 @@ func TestTogetherEventsRunAtOnce(t *testing.T) {
 func TestInvalidBackgroundHandlerBlocksNothing(t *testing.T) {
 	hd := format.Handler{Async: true}
 	set := []discovery.Hook{{Name: "bad-async", Status: discovery.Invalid, Reason: "matcher ( does not compile", Handler: &hd}}
-	for _, mode := range []AsyncMode{AsyncWait, AsyncElsewhere} {
+	for _, mode := range []AsyncMode{AsyncDetach, AsyncElsewhere} {
 		tr := &Trigger{Run: func(context.Context, discovery.Hook, string, []byte, string) Outcome {
 			t.Fatal("an invalid hook ran")
 			return Outcome{}

@@ -89,6 +89,11 @@ type Spec struct {
 	// kills the process (its output is no longer trustworthy); stderr
 	// past MaxStderr is dropped.
 	MaxStdout, MaxStderr int
+	// FirstLine, when set, hears the first line of stdout (without its
+	// newline, at most MaxFirstLine bytes) as soon as it is complete,
+	// while the process still runs. When it returns true, Run returns at
+	// once with Result.Running, the process running on.
+	FirstLine func(line []byte) bool
 }
 
 // Result is what happened.
@@ -106,6 +111,9 @@ type Result struct {
 	// StartErr is set when the process could not be started at all.
 	StartErr error
 	Duration time.Duration
+	// Running, set only when Spec.FirstLine said so, is the process
+	// still running; nothing else of the Result is.
+	Running *Running
 }
 
 // OverflowGrace is how long a process whose stdout passed its cap may go
@@ -113,12 +121,58 @@ type Result struct {
 // writers need not wait for it.
 var OverflowGrace = WaitDelay
 
-// Run starts the process and waits for it.
+// MaxFirstLine bounds the first line of stdout that Spec.FirstLine hears:
+// a longer one is no line it is asked about.
+const MaxFirstLine = 64 << 10
+
+// Run starts the process and waits for it; with Spec.FirstLine, it may
+// return while the process runs on (Result.Running).
 func Run(ctx context.Context, s Spec) Result {
+	p, r := start(ctx, s)
+	if p == nil {
+		return r
+	}
+	if s.FirstLine != nil && p.firstLine(s.FirstLine) {
+		return Result{ExitCode: -1, Running: p}
+	}
+	return p.Wait()
+}
+
+// Running is a process that Run let run on because its first line of
+// stdout said so (Spec.FirstLine). Its output is still read and its
+// timeout still holds until the caller either waits for it (Wait, the
+// rest of Run) or hands it to another owner (Detach).
+type Running struct {
+	cmd    *exec.Cmd
+	cancel context.CancelFunc
+	ctx    context.Context
+	start  time.Time
+
+	outR, errR     *os.File
+	stdout, stderr *capped
+	drained        chan struct{}
+	exited         chan struct{}
+	overflowKill   atomic.Pointer[time.Timer]
+	// detached stops quiver from killing what it no longer owns.
+	detached atomic.Bool
+	// pidfd refers to the process whatever happens to its pid; nil
+	// where the system has none (then Detach refuses).
+	pidfd *os.File
+	// goOn lets the stdout reader, paused after the first line, go on.
+	goOn chan bool
+	// firstRead is what the reader read up to and with the first line.
+	firstRead chan []byte
+}
+
+// start starts s's process and its readers; a process that cannot start
+// is the Result.
+func start(ctx context.Context, s Spec) (*Running, Result) {
 	ctx, cancel := context.WithTimeout(ctx, timeouts.OrDefault(s.Timeout))
-	defer cancel()
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
+	p := &Running{ctx: ctx, cancel: cancel, start: time.Now(), drained: make(chan struct{}, 2), exited: make(chan struct{})}
+	// Not exec.CommandContext: its end would kill the process even after
+	// Detach; quiver's own watch below kills the group unless detached.
+	cmd := exec.Command(s.Path, s.Args...)
+	p.cmd = cmd
 	cmd.Dir = s.Dir
 	cmd.Env = Environ(s.Env...)
 	if len(s.Unset) > 0 {
@@ -128,15 +182,6 @@ func Run(ctx context.Context, s Spec) Result {
 		})
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	killGroup := func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		// The negative pid addresses the whole group: the hook and
-		// everything it forked that stayed in the group.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.Cancel = killGroup
 	cmd.WaitDelay = WaitDelay
 	if s.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(s.Stdin)
@@ -145,57 +190,145 @@ func Run(ctx context.Context, s Spec) Result {
 	// OverflowGrace to end by itself, so that a guard which printed too
 	// much and exits 2 is read as the block it is, before its group is
 	// killed.
-	var overflowKill atomic.Pointer[time.Timer]
-	defer func() {
-		if t := overflowKill.Load(); t != nil {
-			t.Stop()
-		}
-	}()
-	stdout := &capped{max: s.MaxStdout, onOverflow: func() {
-		overflowKill.Store(time.AfterFunc(OverflowGrace, func() { killGroup() }))
+	p.stdout = &capped{max: s.MaxStdout, onOverflow: func() {
+		p.overflowKill.Store(time.AfterFunc(OverflowGrace, func() { p.killGroup() }))
 	}}
-	stderr := &capped{max: s.MaxStderr}
+	p.stderr = &capped{max: s.MaxStderr}
 	// quiver owns the output pipes (exec's copying goroutines would be cut
 	// off by WaitDelay, losing output already written when the machine is
 	// too busy to schedule them in time): reading ends at the pipes' EOF,
 	// after the process exited and its group was killed.
-	var r Result
+	fail := func(err error) (*Running, Result) {
+		cancel()
+		return nil, Result{StartErr: err, ExitCode: -1, Duration: time.Since(p.start)}
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		r.StartErr, r.ExitCode = err, -1
-		return r
+		return fail(err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		outR.Close()
 		outW.Close()
-		r.StartErr, r.ExitCode = err, -1
-		return r
+		return fail(err)
 	}
-	defer outR.Close()
-	defer errR.Close()
+	p.outR, p.errR = outR, errR
 	cmd.Stdout, cmd.Stderr = outW, errW
 	err = cmd.Start()
 	outW.Close() // the child has its own copies
 	errW.Close()
 	if err != nil {
-		r.StartErr, r.ExitCode = err, -1
-		r.Duration = time.Since(start)
-		return r
+		outR.Close()
+		errR.Close()
+		return fail(err)
 	}
-	drained := make(chan struct{}, 2)
-	for _, p := range []struct {
-		from *os.File
-		to   *capped
-	}{{outR, stdout}, {errR, stderr}} {
-		go func() {
-			io.Copy(p.to, p.from)
-			drained <- struct{}{}
-		}()
+	if s.FirstLine != nil {
+		// Opened before anything waits for the process, so the pid is
+		// still its own.
+		p.pidfd, _ = openPidfd(cmd.Process.Pid)
+		p.goOn, p.firstRead = make(chan bool, 1), make(chan []byte, 1)
 	}
-	// Wait's error adds nothing to ProcessState and the context.
-	_ = cmd.Wait()
-	r.Duration = time.Since(start)
+	go func() {
+		// Wait's error adds nothing to ProcessState and the context.
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done(): // the timeout, or the caller's end
+			p.killGroup()
+		case <-p.exited:
+		}
+	}()
+	go func() {
+		if p.goOn != nil {
+			read := readFirstLine(outR)
+			p.firstRead <- read
+			if !<-p.goOn {
+				p.drained <- struct{}{}
+				return
+			}
+			p.stdout.Write(read)
+		}
+		io.Copy(p.stdout, outR)
+		p.drained <- struct{}{}
+	}()
+	go func() {
+		io.Copy(p.stderr, errR)
+		p.drained <- struct{}{}
+	}()
+	return p, Result{}
+}
+
+// readFirstLine reads r until a newline, MaxFirstLine bytes, or the end.
+func readFirstLine(r io.Reader) []byte {
+	var read []byte
+	buf := make([]byte, 4096)
+	for len(read) < MaxFirstLine && !bytes.Contains(read, []byte("\n")) {
+		n, err := r.Read(buf)
+		read = append(read, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	return read
+}
+
+// firstLine waits for the first line of stdout (or the process's end,
+// or its timeout) and reports whether decide wants the process to run on
+// without Run.
+func (p *Running) firstLine(decide func([]byte) bool) bool {
+	select {
+	case read := <-p.firstRead:
+		line, _, complete := bytes.Cut(read, []byte("\n"))
+		select {
+		case <-p.exited:
+			complete = false // nothing runs on: just read its answer
+		default:
+		}
+		if complete && p.pidfd != nil && decide(line) {
+			p.firstRead <- read // for Detach
+			return true
+		}
+	case <-p.exited:
+	case <-p.ctx.Done():
+	}
+	p.goOn <- true
+	return false
+}
+
+// killGroup kills the process's group, unless it was handed over.
+func (p *Running) killGroup() error {
+	if p.cmd.Process == nil || p.detached.Load() {
+		return nil
+	}
+	// The negative pid addresses the whole group: the hook and
+	// everything it forked that stayed in the group.
+	return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// Wait waits for the process as Run does and says what happened.
+func (p *Running) Wait() Result {
+	defer p.cancel()
+	defer p.outR.Close()
+	defer p.errR.Close()
+	defer func() {
+		if t := p.overflowKill.Load(); t != nil {
+			t.Stop()
+		}
+		if p.pidfd != nil {
+			p.pidfd.Close()
+		}
+	}()
+	if p.goOn != nil {
+		select {
+		case p.goOn <- true: // still paused after the first line
+		default:
+		}
+	}
+	<-p.exited
+	var r Result
+	r.Duration = time.Since(p.start)
 	// What the hook left in its group may finish writing for WaitDelay;
 	// then the group is killed (nothing of a hook outlives its run) and
 	// what it wrote is read to the pipes' end. Only a process that left
@@ -207,7 +340,7 @@ func Run(ctx context.Context, s Spec) Result {
 		defer timer.Stop()
 		for pending > 0 {
 			select {
-			case <-drained:
+			case <-p.drained:
 				pending--
 			case <-timer.C:
 				return false
@@ -216,23 +349,60 @@ func Run(ctx context.Context, s Spec) Result {
 		return true
 	}
 	if !wait(WaitDelay) {
-		killGroup()
+		p.killGroup()
 		if !wait(WaitDelay) {
 			r.OutputIncomplete = true
-			outR.SetReadDeadline(time.Now())
-			errR.SetReadDeadline(time.Now())
+			p.outR.SetReadDeadline(time.Now())
+			p.errR.SetReadDeadline(time.Now())
 			wait(time.Hour) // the deadline ends both reads at once
 		}
 	}
-	killGroup()
-	r.Stdout, r.StdoutOverflow = stdout.bytes()
-	r.Stderr, _ = stderr.bytes()
-	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	p.killGroup()
+	r.Stdout, r.StdoutOverflow = p.stdout.bytes()
+	r.Stderr, _ = p.stderr.bytes()
+	r.TimedOut = errors.Is(p.ctx.Err(), context.DeadlineExceeded)
 	r.ExitCode = -1
-	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
-		r.ExitCode = cmd.ProcessState.ExitCode()
+	if ps := p.cmd.ProcessState; ps != nil && ps.Exited() {
+		r.ExitCode = ps.ExitCode()
 	}
 	return r
+}
+
+// Handover is a running process given to another owner: its pid (also
+// its process group), a pidfd that refers to it whatever happens to the
+// pid, the read ends of its stdout and stderr, and what was read of them
+// already. The new owner must close the files.
+type Handover struct {
+	Pid                    int
+	Pidfd, Stdout, Stderr  *os.File
+	ReadStdout, ReadStderr []byte
+	Started                time.Time
+}
+
+// Detach stops reading the process's output and stops its timeout, and
+// hands it over. The process is still reaped here when it ends (no
+// zombie in a long-lived quiver), but nothing else: it is the new
+// owner's to read, bound and kill.
+func (p *Running) Detach() (Handover, error) {
+	if p.pidfd == nil {
+		return Handover{}, errors.New("no pidfd on this system")
+	}
+	p.detached.Store(true)
+	if t := p.overflowKill.Load(); t != nil {
+		t.Stop()
+	}
+	// The stdout reader is paused after the first line; stderr's is
+	// stopped where it is (what it did not read stays in the pipe).
+	read := <-p.firstRead
+	p.goOn <- false
+	p.errR.SetReadDeadline(time.Now())
+	<-p.drained
+	<-p.drained
+	p.errR.SetReadDeadline(time.Time{})
+	stderr, _ := p.stderr.bytes()
+	go func() { <-p.exited; p.cancel() }()
+	return Handover{Pid: p.cmd.Process.Pid, Pidfd: p.pidfd, Stdout: p.outR, Stderr: p.errR,
+		ReadStdout: read, ReadStderr: bytes.Clone(stderr), Started: p.start}, nil
 }
 
 // capped keeps up to max bytes (0 means unbounded) and reports overflow

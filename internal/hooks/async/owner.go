@@ -1,0 +1,241 @@
+package async
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/quiver-cli/quiver/internal/proc"
+)
+
+// Owner starts the detached process that owns a run's background
+// handlers, so that the run can answer without waiting for them.
+type Owner struct {
+	// Command makes the owner's command: quiver's hidden `hook collect`
+	// (which calls Collect). Launch sets its standard files, its extra
+	// files and its session.
+	Command func() *exec.Cmd
+	// Exited, when set, hears how an owner started here ended, if this
+	// process lives that long (a hook run is gone by then; hook serve
+	// and tests are not).
+	Exited func(error)
+}
+
+// Supported reports whether this system can hand a running handler to
+// another process (it needs pidfds, and inotify to see a session end);
+// where it cannot, background handlers are waited for.
+const Supported = supported
+
+// Launch hands o to a new owner process: the jobs it must start, and
+// those running here, whose output pipes and pidfd it passes on. It
+// returns once the owner has the order; then nothing of the jobs is
+// this process's. On an error the jobs are still this process's (Wait).
+func (ow *Owner) Launch(o *Order) error {
+	if o.Session != "" {
+		if err := prepare(o.Session); err != nil {
+			return fmt.Errorf("prepare the session's folder: %w", err)
+		}
+	}
+	// The running jobs stop being read here before the owner can read
+	// them; they are read again by the owner once it has the order.
+	var handed []*proc.Handover
+	for i := range o.Jobs {
+		j := &o.Jobs[i]
+		if j.running == nil {
+			continue
+		}
+		h, err := j.running.Detach()
+		if err != nil {
+			return ow.fail(o, err)
+		}
+		j.running, j.handover = nil, &h
+		handed = append(handed, &h)
+	}
+	orderR, orderW, err := os.Pipe()
+	if err != nil {
+		return ow.fail(o, err)
+	}
+	defer orderW.Close()
+	cmd := ow.Command()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // /dev/null
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.ExtraFiles = []*os.File{orderR}
+	for i := range o.Jobs {
+		j := &o.Jobs[i]
+		if h := j.handover; h != nil {
+			for k, f := range []*os.File{h.Stdout, h.Stderr, h.Pidfd} {
+				j.Files[k] = 3 + len(cmd.ExtraFiles)
+				cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+			}
+			j.Pid, j.ReadStdout, j.ReadStderr = h.Pid, h.ReadStdout, h.ReadStderr
+		}
+	}
+	err = cmd.Start()
+	orderR.Close()
+	if err != nil {
+		return ow.fail(o, err)
+	}
+	go func() {
+		err := cmd.Wait() // no zombie in a long-lived quiver
+		if ow.Exited != nil {
+			ow.Exited(err)
+		}
+	}()
+	if err := json.NewEncoder(orderW).Encode(o); err != nil {
+		// The owner is gone: kill what only it could have bounded.
+		cmd.Process.Kill()
+		for _, h := range handed {
+			proc.Adopt(context.Background(), *h, timeNow(), proc.Spec{})
+		}
+		return fmt.Errorf("%w: write its order: %v", ErrOwnerLost, err)
+	}
+	for _, h := range handed {
+		h.Stdout.Close()
+		h.Stderr.Close()
+		h.Pidfd.Close()
+	}
+	return nil
+}
+
+// ErrOwnerLost: an owner started but could not take its order; its
+// handed-over jobs were killed, and nothing is left to wait for.
+var ErrOwnerLost = errors.New("the background owner ended at once")
+
+// fail is Launch's error when no owner took the order: its jobs are
+// still this process's, for Own. Those detached already are read again
+// with deadlines (starting the owner may have made their pipes blocking).
+func (ow *Owner) fail(o *Order, err error) error {
+	for _, j := range o.Jobs {
+		if h := j.handover; h != nil {
+			h.Stdout, h.Stderr = pollable(h.Stdout), pollable(h.Stderr)
+		}
+	}
+	return fmt.Errorf("start the background owner: %w", err)
+}
+
+// pollable is f again, readable with deadlines.
+func pollable(f *os.File) *os.File {
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return f
+	}
+	f.Close()
+	return inherited(fd, f.Name())
+}
+
+// timeNow is time.Now, for the owner's clock.
+var timeNow = time.Now
+
+// Own runs an order's jobs to their end in this process: it starts
+// those it must, waits for those running or handed over, kills each at
+// its timeout, and all of them when ctx ends or the session's folder goes
+// (End). done hears each job's record as it ends, unless the session
+// ended or ctx did. Own returns when every job has ended.
+func Own(ctx context.Context, o Order, done func(Record)) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.Session != "" {
+		gone, stop, err := watchGone(o.Session)
+		if err != nil {
+			cancel() // the session ended before its owner came
+		} else {
+			defer stop()
+			go func() {
+				select {
+				case <-gone:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
+	}
+	var wg sync.WaitGroup
+	for _, j := range o.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := run(ctx, j)
+			if ctx.Err() == nil {
+				done(record(j, r))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// run runs one job to its end.
+func run(ctx context.Context, j Job) proc.Result {
+	limits := proc.Spec{MaxStdout: MaxStdout, MaxStderr: MaxStderr}
+	switch {
+	case j.running != nil:
+		return j.running.Wait()
+	case j.handover != nil:
+		return proc.Adopt(ctx, *j.handover, j.Deadline, limits)
+	}
+	if ctx.Err() != nil {
+		return proc.Result{ExitCode: -1}
+	}
+	limits.Path, limits.Args, limits.Dir, limits.Env, limits.Stdin, limits.Timeout = j.Path, j.Args, j.Dir, j.Env, j.Stdin, j.Timeout
+	return proc.Run(ctx, limits)
+}
+
+// Collect is the owner process's work (quiver's hidden `hook collect`):
+// it reads its order from fd 3 and the files of the jobs handed over from
+// the numbers the order gives, owns the jobs (Own), and writes each one's
+// record to the session's folder. It returns when every job has ended.
+func Collect(ctx context.Context) error {
+	in := os.NewFile(3, "order")
+	if in == nil {
+		return errors.New("no order on fd 3")
+	}
+	var o Order
+	err := json.NewDecoder(io.LimitReader(in, maxOrder)).Decode(&o)
+	in.Close()
+	if err != nil {
+		return fmt.Errorf("read the order: %w", err)
+	}
+	for i := range o.Jobs {
+		j := &o.Jobs[i]
+		if j.Pid == 0 {
+			continue
+		}
+		h := &proc.Handover{Pid: j.Pid, ReadStdout: j.ReadStdout, ReadStderr: j.ReadStderr, Started: timeNow()}
+		h.Stdout, h.Stderr, h.Pidfd = inherited(j.Files[0], "stdout"), inherited(j.Files[1], "stderr"), inherited(j.Files[2], "pidfd")
+		if h.Stdout == nil || h.Stderr == nil || h.Pidfd == nil {
+			return fmt.Errorf("job %s: its files are missing", j.Hook)
+		}
+		j.handover = h
+	}
+	var mu sync.Mutex
+	var errs []error
+	Own(ctx, o, func(rec Record) {
+		if o.Session == "" {
+			return // no session: nothing would ever take it
+		}
+		if err := put(o.Session, o.Run, rec); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// maxOrder bounds an order: payloads of a few handlers.
+const maxOrder = 256 << 20
+
+// inherited is an inherited file, readable with deadlines (pollable).
+func inherited(fd int, name string) *os.File {
+	if fd < 3 {
+		return nil
+	}
+	syscall.SetNonblock(fd, true)
+	return os.NewFile(uintptr(fd), name)
+}

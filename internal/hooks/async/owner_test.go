@@ -1,0 +1,169 @@
+package async
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// held makes a FIFO that a handler holds open for writing (its fd 3,
+// inherited by whatever it starts): the returned channel closes once
+// every process holding it has ended, which is how a test sees a
+// process group die without polling.
+func held(t *testing.T) (path string, opened, ended <-chan struct{}) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "held")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, e := make(chan struct{}), make(chan struct{})
+	go func() {
+		f, err := os.Open(path) // returns once the handler opens it
+		close(o)
+		if err == nil {
+			io.Copy(io.Discard, f)
+			f.Close()
+		}
+		close(e)
+	}()
+	return path, o, e
+}
+
+func shJob(name, script string, timeout time.Duration) Job {
+	return Job{Hook: name, Event: "session_start", ClaudeEvent: "SessionStart",
+		Path: "sh", Args: []string{"-c", script}, Timeout: timeout}
+}
+
+func session(t *testing.T) string {
+	s := SessionDir(t.TempDir(), "sess-1")
+	if err := prepare(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// collect runs Own like the owner process does, writing records to the
+// session's folder.
+func collect(t *testing.T, o Order) {
+	Own(t.Context(), o, func(rec Record) {
+		if err := put(o.Session, o.Run, rec); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// TestOwnerWritesWhatHandlersSay: the owner runs each job, reads its
+// answer as Claude reads an asynchronous hook's (systemMessage and
+// additionalContext only), and the session's next take gets them in
+// precedence order, once.
+func TestOwnerWritesWhatHandlersSay(t *testing.T) {
+	s := session(t)
+	job := func(order int, name, script string) Job {
+		j := shJob(name, script, time.Minute)
+		j.Order = order
+		return j
+	}
+	collect(t, Order{Session: s, Run: RunKey(time.Now()), Jobs: []Job{
+		job(1, "b", `echo '{"systemMessage": "from b", "decision": "block", "reason": "ignored"}'`),
+		job(0, "a", `echo not json; echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "from a"}}'`),
+		job(2, "wrong-event", `echo '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "no"}}'`),
+		{Hook: "rewake", Order: 3, Event: "agent_stop", ClaudeEvent: "Stop", Rewake: true, RewakeMessage: "Review:",
+			Path: "sh", Args: []string{"-c", "echo found a secret >&2; exit 2"}, Timeout: time.Minute},
+	}})
+	recs, err := Take(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Hook+":"+r.Status+":"+r.Context+"|"+r.Notice)
+	}
+	want := "a:ok:from a| b:ok:|from b wrong-event:failed:| rewake:ok:Review: found a secret|"
+	if strings.Join(got, " ") != want {
+		t.Errorf("records:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if again, _ := Take(s); len(again) != 0 {
+		t.Errorf("taken twice: %+v", again)
+	}
+}
+
+// TestOwnerKillsAtTimeout: a handler that outlives its timeout is killed
+// with everything it started in its group, and recorded as timed out.
+func TestOwnerKillsAtTimeout(t *testing.T) {
+	fifo, opened, ended := held(t)
+	s := session(t)
+	collect(t, Order{Session: s, Run: "r", Jobs: []Job{
+		shJob("slow", `exec 3>`+fifo+`; sleep 1000 & sleep 1000`, 50*time.Millisecond),
+	}})
+	<-opened
+	<-ended // every holder of the FIFO, the backgrounded sleep too, is dead
+	recs, _ := Take(s)
+	if len(recs) != 1 || recs[0].Status != statusTimeout {
+		t.Errorf("records %+v, want one timeout", recs)
+	}
+}
+
+// TestOwnerKillsWhenSessionEnds: End moves the session's folder away;
+// the owner sees it, kills its handlers and writes nothing.
+func TestOwnerKillsWhenSessionEnds(t *testing.T) {
+	fifo, opened, ended := held(t)
+	s := session(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		collect(t, Order{Session: s, Run: "r", Jobs: []Job{shJob("pending", `exec 3>`+fifo+`; sleep 1000`, time.Hour)}})
+	}()
+	<-opened
+	if err := End(s); err != nil {
+		t.Fatal(err)
+	}
+	<-ended
+	<-done
+	if _, err := os.Stat(s); !os.IsNotExist(err) {
+		t.Errorf("the session's folder is still there (%v)", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(s)); len(entries) != 0 {
+		t.Errorf("left in async/: %v", entries)
+	}
+}
+
+// TestParseFirstLine: what sends a handler to the background, and for
+// how long.
+func TestParseFirstLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		ok   bool
+		d    time.Duration
+	}{
+		{`{"async": true}`, true, FirstLineTimeout},
+		{` {"async":true,"asyncTimeout":2500} `, true, 2500 * time.Millisecond},
+		{`{"async": true, "asyncTimeout": 1e30}`, true, time.Hour},
+		{`{"async": false}`, false, 0},
+		{`{"async": "true"}`, false, 0},
+		{`{"systemMessage": "x"}`, false, 0},
+		{`async`, false, 0},
+	} {
+		d, ok := ParseFirstLine([]byte(c.line))
+		if ok != c.ok || d != c.d {
+			t.Errorf("%s: %v %v, want %v %v", c.line, d, ok, c.d, c.ok)
+		}
+	}
+}
+
+// TestSessionDirNamesNoPathOutside: a session id that is not a plain
+// name becomes a hash.
+func TestSessionDirNamesNoPathOutside(t *testing.T) {
+	for _, id := range []string{"../../etc", "a/b", "..", ".hidden", strings.Repeat("x", 200)} {
+		d := SessionDir("/state", id)
+		if filepath.Dir(d) != "/state/async" || !strings.HasPrefix(filepath.Base(d), "h-") {
+			t.Errorf("%q -> %s", id, d)
+		}
+	}
+	if d := SessionDir("/state", "0b9c-uuid"); d != "/state/async/0b9c-uuid" {
+		t.Errorf("plain id -> %s", d)
+	}
+}

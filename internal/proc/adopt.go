@@ -1,0 +1,107 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Adopt waits for a process another quiver started and handed over
+// (Running.Detach) as Run waits for its own: it reads the rest of its
+// output to s's caps after what was read already, kills its group when
+// ctx ends or at deadline, and says what happened. The process is not
+// Adopt's child, so its exit status is not known: ExitCode is 0 when it
+// ended by itself, -1 when it was killed. Adopt closes h's files.
+func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
+	defer h.Stdout.Close()
+	defer h.Stderr.Close()
+	defer h.Pidfd.Close()
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var killed atomic.Bool
+	kill := func() {
+		killed.Store(true)
+		killHandedOver(h)
+	}
+	var overflowKill atomic.Pointer[time.Timer]
+	defer func() {
+		if t := overflowKill.Load(); t != nil {
+			t.Stop()
+		}
+	}()
+	stdout := &capped{max: s.MaxStdout, onOverflow: func() {
+		overflowKill.Store(time.AfterFunc(OverflowGrace, kill))
+	}}
+	stderr := &capped{max: s.MaxStderr}
+	stdout.Write(h.ReadStdout)
+	stderr.Write(h.ReadStderr)
+	drained := make(chan struct{}, 2)
+	for _, p := range []struct {
+		from *os.File
+		to   *capped
+	}{{h.Stdout, stdout}, {h.Stderr, stderr}} {
+		go func() {
+			io.Copy(p.to, p.from)
+			drained <- struct{}{}
+		}()
+	}
+	exited := make(chan struct{})
+	go func() {
+		waitPidfd(h.Pidfd)
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		kill()
+		<-exited
+	}
+	var r Result
+	r.Duration = time.Since(h.Started)
+	// As Run: what it left in its group may finish writing for
+	// WaitDelay, then the group is killed and the pipes read to the end.
+	pending := 2
+	wait := func(d time.Duration) bool {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		for pending > 0 {
+			select {
+			case <-drained:
+				pending--
+			case <-timer.C:
+				return false
+			}
+		}
+		return true
+	}
+	if !wait(WaitDelay) {
+		killHandedOver(h)
+		if !wait(WaitDelay) {
+			r.OutputIncomplete = true
+			h.Stdout.SetReadDeadline(time.Now())
+			h.Stderr.SetReadDeadline(time.Now())
+			wait(time.Hour) // the deadline ends both reads at once
+		}
+	}
+	killHandedOver(h) // nothing of a hook outlives its run
+	r.Stdout, r.StdoutOverflow = stdout.bytes()
+	r.Stderr, _ = stderr.bytes()
+	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded) && killed.Load()
+	r.ExitCode = 0
+	if killed.Load() {
+		r.ExitCode = -1
+	}
+	return r
+}
+
+// killHandedOver kills a handed-over process's group and the process
+// itself through its pidfd (which names it even if it left its group).
+// As Run's, the group is addressed by its leader's pid.
+func killHandedOver(h Handover) {
+	syscall.Kill(-h.Pid, syscall.SIGKILL)
+	pidfdKill(h.Pidfd)
+}
