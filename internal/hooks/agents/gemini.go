@@ -31,6 +31,11 @@ var Gemini = &Agent{
 		"AfterTool", afterToolCall,
 		"BeforeAgent", userMessageSend,
 		"AfterAgent", agentStop,
+		// Wired only while a hook handles them (0.61 has these too;
+		// PreCompress is advisory: Gemini cannot be stopped compressing).
+		"SessionEnd", format.SessionEnd,
+		"PreCompress", format.PreCompact,
+		"Notification", format.Notification,
 	),
 	RootEnv:       []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
 	TimeoutUnit:   time.Millisecond,
