@@ -32,6 +32,43 @@ func TestRealClaudeSessionSpeed(t *testing.T) {
 		t.Skip("QUIVER_TEST_SESSION_RUNS is not set")
 	}
 	claude := realAgent(t, "QUIVER_TEST_CLAUDE")
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	own, ownEnv, q, qEnv := bothInstalls(t, claude, model, hookPlugins, nil)
+
+	session := func(h *harness, env []string) time.Duration {
+		start := time.Now()
+		runAgent(t, h, env, claude, "-p", "hello", "--output-format", "stream-json", "--verbose")
+		return time.Since(start)
+	}
+	// One session each first: what a plugin prepares on its first run
+	// (a virtual environment) is not what every session pays.
+	session(own, ownEnv)
+	session(q, qEnv)
+	var ownTimes, qTimes []time.Duration
+	for range runs {
+		ownTimes = append(ownTimes, session(own, ownEnv))
+		qTimes = append(qTimes, session(q, qEnv))
+	}
+	median := func(d []time.Duration) time.Duration {
+		s := slices.Sorted(slices.Values(d))
+		return s[len(s)/2]
+	}
+	mo, mq := median(ownTimes), median(qTimes)
+	t.Logf("headless session, six hook plugins, median of %d: Claude Code's own install %v, through quiver %v: %.2fx", runs, mo.Round(time.Millisecond), mq.Round(time.Millisecond), float64(mq)/float64(mo))
+	t.Logf("all runs: own %v; quiver %v", fmt.Sprint(ownTimes), fmt.Sprint(qTimes))
+}
+
+// bothInstalls installs plugins of the official marketplace (from the
+// snapshot in QUIVER_TEST_SNAPSHOTS, or skips) twice, side by side: by
+// Claude Code itself, and through quiver wired into Claude Code, each in
+// a harness of its own talking to model; extra is added to both
+// environments.
+func bothInstalls(t *testing.T, claude string, model *modelserver.Server, plugins, extra []string) (own *harness, ownEnv []string, q *harness, qEnv []string) {
+	t.Helper()
 	snaps := os.Getenv("QUIVER_TEST_SNAPSHOTS")
 	bare := filepath.Join(snaps, "anthropics+claude-plugins-official", "repo")
 	if _, err := os.Stat(bare); snaps == "" || err != nil {
@@ -42,16 +79,11 @@ func TestRealClaudeSessionSpeed(t *testing.T) {
 	if _, err := srv.Commit("anthropics/claude-plugins-official", "main", market, "snapshot"); err != nil {
 		t.Fatal(err)
 	}
-	model, err := modelserver.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	base := claudeVars(model.URL)
+	base := append(claudeVars(model.URL), extra...)
 
 	// Claude Code's own install, from the same marketplace on disk.
-	own := newHarness(t, srv)
-	ownEnv := agentEnv(own, base...)
+	own = newHarness(t, srv)
+	ownEnv = agentEnv(own, base...)
 	claudeDo := func(args ...string) {
 		cmd := exec.Command(claude, args...)
 		cmd.Dir, cmd.Env = own.project, ownEnv
@@ -75,39 +107,17 @@ func TestRealClaudeSessionSpeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	claudeDo("plugin", "marketplace", "add", local)
-	for _, p := range hookPlugins {
+	for _, p := range plugins {
 		claudeDo("plugin", "install", p+"@official-on-disk")
 	}
 
 	// quiver's install of the same plugins, wired into Claude Code.
-	q := newHarness(t, srv)
+	q = newHarness(t, srv)
 	q.must("marketplace", "add", "anthropics/claude-plugins-official")
-	for _, p := range hookPlugins {
+	for _, p := range plugins {
 		q.must("plugin", "add", p+"@claude-plugins-official")
 	}
 	q.must("trust")
 	q.must("agent", "install", "claude", "--command", os.Args[0])
-	qEnv := agentEnv(q, base...)
-
-	session := func(h *harness, env []string) time.Duration {
-		start := time.Now()
-		runAgent(t, h, env, claude, "-p", "hello", "--output-format", "stream-json", "--verbose")
-		return time.Since(start)
-	}
-	// One session each first: what a plugin prepares on its first run
-	// (a virtual environment) is not what every session pays.
-	session(own, ownEnv)
-	session(q, qEnv)
-	var ownTimes, qTimes []time.Duration
-	for range runs {
-		ownTimes = append(ownTimes, session(own, ownEnv))
-		qTimes = append(qTimes, session(q, qEnv))
-	}
-	median := func(d []time.Duration) time.Duration {
-		s := slices.Sorted(slices.Values(d))
-		return s[len(s)/2]
-	}
-	mo, mq := median(ownTimes), median(qTimes)
-	t.Logf("headless session, six hook plugins, median of %d: Claude Code's own install %v, through quiver %v: %.2fx", runs, mo.Round(time.Millisecond), mq.Round(time.Millisecond), float64(mq)/float64(mo))
-	t.Logf("all runs: own %v; quiver %v", fmt.Sprint(ownTimes), fmt.Sprint(qTimes))
+	return own, ownEnv, q, agentEnv(q, base...)
 }
