@@ -9,6 +9,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // fieldSessionID is the payload field that names the agent's session.
@@ -93,10 +94,10 @@ func deliver(res *Result, recs []async.Record, earlier bool) {
 	var ctxs, notices []Text
 	for _, rec := range recs {
 		if rec.Context != "" {
-			ctxs = append(ctxs, Text{Hook: rec.Hook, Text: truncate(rec.Context, MaxText)})
+			ctxs = append(ctxs, Text{Hook: rec.Hook, Text: safefs.Cut(rec.Context, MaxText)})
 		}
 		if rec.Notice != "" {
-			notices = append(notices, Text{Hook: rec.Hook, Text: truncate(rec.Notice, MaxText)})
+			notices = append(notices, Text{Hook: rec.Hook, Text: safefs.Cut(rec.Notice, MaxText)})
 		}
 	}
 	add := func(list *[]Text, more []Text) {

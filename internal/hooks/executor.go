@@ -167,12 +167,12 @@ func nativeOutcome(h discovery.Hook, event string, r proc.Result, timeout time.D
 	case resp == nil:
 		o.Status = NoAction
 	case resp.Blocked && blocking(event):
-		o.Status, o.Response, o.Reason = Blocked, resp, truncate(resp.Reason, MaxReason)
+		o.Status, o.Response, o.Reason = Blocked, resp, safefs.Cut(resp.Reason, MaxReason)
 		if o.Reason == "" {
 			o.Reason = "blocked by " + h.Name
 		}
 	case resp.Ask && event == format.BeforeToolCall:
-		o.Status, o.Response, o.Reason = Asked, resp, truncate(resp.Reason, MaxReason)
+		o.Status, o.Response, o.Reason = Asked, resp, safefs.Cut(resp.Reason, MaxReason)
 	default:
 		o.Status, o.Response = OK, resp
 	}
@@ -203,7 +203,7 @@ func outcomeOf(h discovery.Hook, event string, r proc.Result, timeout time.Durat
 	case r.ExitCode == 2 && h.Handler != nil:
 		return o, false // Claude's exit 2 means more than a block
 	case r.ExitCode == 2 && blocking(event):
-		o.Status, o.Reason = Blocked, truncate(stderr, MaxReason)
+		o.Status, o.Reason = Blocked, safefs.Cut(stderr, MaxReason)
 		if o.Reason == "" {
 			o.Reason = "blocked by " + h.Name
 		}
@@ -329,15 +329,15 @@ func claudeOutcome(o Outcome, event string, exitCode int, stdout, stderr []byte)
 		o.Status, o.Error = Failed, cr.Error
 		return o
 	case claude.Block:
-		o.Status, o.Reason = Blocked, truncate(cr.Reason, MaxReason)
+		o.Status, o.Reason = Blocked, safefs.Cut(cr.Reason, MaxReason)
 		if o.Reason == "" {
 			o.Reason = "blocked by " + h.Name
 		}
 	case claude.Ask:
-		o.Status, o.Reason = Asked, truncate(cr.Reason, MaxReason)
+		o.Status, o.Reason = Asked, safefs.Cut(cr.Reason, MaxReason)
 		resp.Ask = true
 	case claude.Defer:
-		o.Status, o.Reason = Deferred, truncate(cr.Reason, MaxReason)
+		o.Status, o.Reason = Deferred, safefs.Cut(cr.Reason, MaxReason)
 	default:
 		o.Status = OK
 		if resp.empty() {
@@ -379,15 +379,4 @@ func unwrap(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
 }

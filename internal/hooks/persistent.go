@@ -293,7 +293,7 @@ func (hp *hookProcess) ask(ctx context.Context, payload []byte, timeout time.Dur
 		msgErr = fmt.Sprintf("`serve` exited (%s) before answering", st)
 	}
 	if s := strings.TrimSpace(string(r.Stderr)); s != "" {
-		msgErr += ": " + truncate(s, MaxReason)
+		msgErr += ": " + safefs.Cut(s, MaxReason)
 	}
 	return r, errors.New(msgErr)
 }
@@ -371,7 +371,7 @@ func (hp *hookProcess) decode(id int64, line []byte) (proc.Result, error) {
 	}
 	r.ExitCode = code
 	if stderr != "" {
-		r.Stderr = []byte(truncate(stderr, MaxStderr))
+		r.Stderr = []byte(safefs.Cut(stderr, MaxStderr))
 	}
 	r.Stdout = stdout
 	r.StdoutOverflow = len(stdout) > MaxStdout

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/safefs"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 )
@@ -341,7 +342,7 @@ func (t *Trigger) addTexts(o Outcome, res *Result) []string {
 			return
 		}
 		if len(text) > MaxText {
-			text = truncate(text, MaxText)
+			text = safefs.Cut(text, MaxText)
 			notes = append(notes, fmt.Sprintf("%s cut to %d bytes", what, MaxText))
 		}
 		*list = append(*list, Text{Hook: o.Hook.Name, Text: text})
@@ -380,7 +381,7 @@ func (t *Trigger) fireBackground(ctx context.Context, event string, p Payload, h
 				said = strings.TrimSpace(string(o.Stdout))
 			}
 			msg := strings.TrimSpace(o.Hook.Handler.RewakeMessage + " " + said)
-			res.Rewake = append(res.Rewake, Text{Hook: o.Hook.Name, Text: truncate(msg, MaxText)})
+			res.Rewake = append(res.Rewake, Text{Hook: o.Hook.Name, Text: safefs.Cut(msg, MaxText)})
 		} else if o.Status == Blocked || o.Status == Asked || o.Status == Deferred {
 			notes = append(notes, "asynchronous: its decision does not apply")
 		}

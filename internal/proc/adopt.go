@@ -64,29 +64,7 @@ func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
 	r.Duration = time.Since(h.Started)
 	// As Run: what it left in its group may finish writing for
 	// WaitDelay, then the group is killed and the pipes read to the end.
-	pending := 2
-	wait := func(d time.Duration) bool {
-		timer := time.NewTimer(d)
-		defer timer.Stop()
-		for pending > 0 {
-			select {
-			case <-drained:
-				pending--
-			case <-timer.C:
-				return false
-			}
-		}
-		return true
-	}
-	if !wait(WaitDelay) {
-		killHandedOver(h)
-		if !wait(WaitDelay) {
-			r.OutputIncomplete = true
-			h.Stdout.SetReadDeadline(time.Now())
-			h.Stderr.SetReadDeadline(time.Now())
-			wait(time.Hour) // the deadline ends both reads at once
-		}
-	}
+	r.OutputIncomplete = drain(drained, func() { killHandedOver(h) }, h.Stdout, h.Stderr)
 	killHandedOver(h) // nothing of a hook outlives its run
 	r.Stdout, r.StdoutOverflow = stdout.bytes()
 	r.Stderr, _ = stderr.bytes()

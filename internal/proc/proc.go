@@ -331,32 +331,8 @@ func (p *Running) Wait() Result {
 	r.Duration = time.Since(p.start)
 	// What the hook left in its group may finish writing for WaitDelay;
 	// then the group is killed (nothing of a hook outlives its run) and
-	// what it wrote is read to the pipes' end. Only a process that left
-	// the group (setsid) and holds the pipes cuts the output, after
-	// another WaitDelay, and the cut is reported.
-	pending := 2
-	wait := func(d time.Duration) bool {
-		timer := time.NewTimer(d)
-		defer timer.Stop()
-		for pending > 0 {
-			select {
-			case <-p.drained:
-				pending--
-			case <-timer.C:
-				return false
-			}
-		}
-		return true
-	}
-	if !wait(WaitDelay) {
-		p.killGroup()
-		if !wait(WaitDelay) {
-			r.OutputIncomplete = true
-			p.outR.SetReadDeadline(time.Now())
-			p.errR.SetReadDeadline(time.Now())
-			wait(time.Hour) // the deadline ends both reads at once
-		}
-	}
+	// what it wrote is read to the pipes' end.
+	r.OutputIncomplete = drain(p.drained, func() { p.killGroup() }, p.outR, p.errR)
 	p.killGroup()
 	r.Stdout, r.StdoutOverflow = p.stdout.bytes()
 	r.Stderr, _ = p.stderr.bytes()
@@ -436,4 +412,39 @@ func (c *capped) bytes() ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.buf.Bytes(), c.over
+}
+
+// drain waits until both pipes' readers are done (drained hears from
+// each): for WaitDelay, so that what a process left in its group may
+// finish writing; then killGroup ends the group and the readers get
+// another WaitDelay. Only a process that left the group (setsid) and
+// still holds the pipes outlasts that: the reads are cut and drain
+// reports it.
+func drain(drained <-chan struct{}, killGroup func(), pipes ...*os.File) (cut bool) {
+	pending := len(pipes)
+	wait := func(d time.Duration) bool {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		for pending > 0 {
+			select {
+			case <-drained:
+				pending--
+			case <-timer.C:
+				return false
+			}
+		}
+		return true
+	}
+	if wait(WaitDelay) {
+		return false
+	}
+	killGroup()
+	if wait(WaitDelay) {
+		return false
+	}
+	for _, f := range pipes {
+		f.SetReadDeadline(time.Now())
+	}
+	wait(time.Hour) // the deadline ends the reads at once
+	return true
 }

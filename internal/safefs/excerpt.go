@@ -26,3 +26,15 @@ func Excerpt(b []byte, n int) string {
 	}
 	return string(b)
 }
+
+// Cut is s cut to at most n bytes on a rune boundary, nothing added: a
+// hook's text kept within a limit.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}

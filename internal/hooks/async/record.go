@@ -9,6 +9,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/proc"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // Record is what a background handler said that reaches the agent: as
@@ -42,7 +43,7 @@ func record(j Job, r proc.Result) Record {
 	fail := func(status, msg string) Record {
 		rec.Status, rec.Error = status, msg
 		if s := strings.TrimSpace(string(r.Stderr)); s != "" {
-			rec.Error += ": " + truncate(s, 1<<10)
+			rec.Error += ": " + safefs.Cut(s, 1<<10)
 		}
 		return rec
 	}
@@ -58,7 +59,7 @@ func record(j Job, r proc.Result) Record {
 		if said == "" {
 			said = strings.TrimSpace(string(r.Stdout))
 		}
-		rec.Context = truncate(strings.TrimSpace(j.RewakeMessage+" "+said), MaxText)
+		rec.Context = safefs.Cut(strings.TrimSpace(j.RewakeMessage+" "+said), MaxText)
 		return rec
 	case r.StdoutOverflow:
 		return fail(statusFailed, fmt.Sprintf("stdout exceeded %d bytes", MaxStdout))
@@ -83,7 +84,7 @@ func record(j Job, r proc.Result) Record {
 		rec.Status, rec.Error = statusFailed, cr.Error
 		return rec
 	}
-	rec.Context, rec.Notice = truncate(cr.Context, MaxText), truncate(cr.Notice, MaxText)
+	rec.Context, rec.Notice = safefs.Cut(cr.Context, MaxText), safefs.Cut(cr.Notice, MaxText)
 	if rec.Context == "" && rec.Notice == "" {
 		rec.Status = statusNoAction
 	}
@@ -125,15 +126,4 @@ func (j Job) timeout() string {
 		return j.Timeout.String()
 	}
 	return "its deadline"
-}
-
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
 }

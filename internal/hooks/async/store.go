@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // A session's folder, <state>/async/<session>, holds:
@@ -153,7 +155,7 @@ func readRecord(path string) (Record, error) {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return rec, err
 	}
-	rec.Context, rec.Notice = truncate(rec.Context, MaxText), truncate(rec.Notice, MaxText)
+	rec.Context, rec.Notice = safefs.Cut(rec.Context, MaxText), safefs.Cut(rec.Notice, MaxText)
 	return rec, nil
 }
 
