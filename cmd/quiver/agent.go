@@ -209,11 +209,11 @@ func (a *App) runAgentList(asJSON bool) error {
 	if err := printList(a, asJSON, rows, "", agents.RowHeader, agents.Row.Cells); err != nil || asJSON {
 		return err
 	}
-	for i, gate := range agents.Gates(rows) {
+	for i, note := range agents.Notes(rows) {
 		if i == 0 {
 			fmt.Fprintln(a.Stdout)
 		}
-		fmt.Fprintln(a.Stdout, visible(gate))
+		fmt.Fprintln(a.Stdout, visible(note))
 	}
 	return nil
 }

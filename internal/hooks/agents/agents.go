@@ -108,6 +108,10 @@ type Agent struct {
 	// names it): quiver wires it only while some handler needs it, and
 	// the ordinary entry then leaves them to it (SPEC §15).
 	asyncEntry func(a *Agent, ev Event, command string, timeout time.Duration, field string) json.RawMessage
+	// native: the agent runs Claude Code's own handler types (prompt,
+	// agent, mcp_tool) written into its configuration, and quiver hands
+	// it the trusted ones (claudenative.go).
+	native bool
 	// command and subagent translate a Claude-format command or subagent
 	// into the agent's format (nil: it takes them as they are).
 	command, subagent translator

@@ -39,6 +39,7 @@ var Claude = &Agent{
 	keys:        hooksArray,
 	entry:       matcherGroup,
 	asyncEntry:  claudeGroup,
+	native:      true,
 	decode:      claudeDecode,
 	encode:      claudeEncode,
 }

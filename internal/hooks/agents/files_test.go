@@ -101,7 +101,7 @@ func TestAgentFilesGolden(t *testing.T) {
 
 // trustedDocs finds the wirer's items in a project the user trusted.
 func trustedDocs(w *Wirer) func() (Docs, error) {
-	docs := ActiveDocs(discovery.Options{Layout: w.Layout})
+	docs := ActiveDocs(discovery.Options{Layout: w.Layout, TrustAll: true})
 	return func() (Docs, error) {
 		d, err := docs()
 		d.Trusted = true

@@ -23,6 +23,9 @@ func (res Installed) Lines(site Site, o InstallOptions) []string {
 	ag := site.Agent
 	out := []string{fmt.Sprintf("%s %s (%s): %d events call %s", verb, ag.Title, safefs.Visible(site.Config), res.Events,
 		safefs.Visible(ag.Command(o.Command, Event{Quiver: "EVENT"}, o.AllowRewrites)))}
+	if res.Native > 0 {
+		out = append(out, fmt.Sprintf("%s runs %s itself (prompt, agent, mcp_tool), written beside quiver's entries", ag.Title, handlers(res.Native)))
+	}
 	if res.Links > 0 {
 		out = append(out, fmt.Sprintf("Linked %d skill(s) and recipe(s) into %s", res.Links, filepath.Dir(site.Dirs().Skills)))
 	}
@@ -75,14 +78,23 @@ func (r Row) Cells() []string {
 	return []string{r.Agent, r.Location, r.Config, wired, strconv.Itoa(r.Links)}
 }
 
-// Gates are what agent list says under its table: each wired agent's
-// gate, as "agent (location): gate".
-func Gates(rows []Row) []string {
+// Notes are what agent list says under its table, as "agent (location):
+// note": each wired agent's gate, and the handlers an agent runs itself
+// that quiver handed it.
+func Notes(rows []Row) []string {
 	var out []string
 	for _, r := range rows {
 		if r.Gate != "" {
 			out = append(out, fmt.Sprintf("%s (%s): %s", r.Agent, r.Location, r.Gate))
 		}
+		if r.Native > 0 {
+			out = append(out, fmt.Sprintf("%s (%s): runs %s itself (prompt, agent, mcp_tool) that quiver wrote into %s", r.Agent, r.Location, handlers(r.Native), safefs.Visible(r.Config)))
+		}
 	}
 	return out
+}
+
+// handlers counts handlers in words.
+func handlers(n int) string {
+	return fmt.Sprintf("%d handler%s", n, plural(n, "", "s"))
 }

@@ -34,12 +34,14 @@ func TestInstalledWarnings(t *testing.T) {
 	}
 }
 
-// TestRowCellsAndGates: agent list's table says yes or no and counts
-// links; only rows with a gate are named under it.
-func TestRowCellsAndGates(t *testing.T) {
+// TestRowCellsAndNotes: agent list's table says yes or no and counts
+// links; under it, rows with a gate are named, and those whose agent
+// runs handlers quiver handed it.
+func TestRowCellsAndNotes(t *testing.T) {
 	rows := []Row{
 		{Agent: "codex", Location: "local", Config: ".codex/hooks.json", Wired: true, Links: 3, Gate: "trust the project in Codex"},
 		{Agent: "claude", Location: "global", Config: "settings.json"},
+		{Agent: "claude", Location: "local", Config: ".claude/settings.json", Wired: true, Native: 2},
 	}
 	if got := rows[0].Cells(); !slices.Equal(got, []string{"codex", "local", ".codex/hooks.json", "yes", "3"}) || len(got) != len(RowHeader) {
 		t.Errorf("cells %q", got)
@@ -47,8 +49,9 @@ func TestRowCellsAndGates(t *testing.T) {
 	if got := rows[1].Cells(); got[3] != "no" || got[4] != "0" {
 		t.Errorf("cells %q", got)
 	}
-	if got := Gates(rows); !slices.Equal(got, []string{"codex (local): trust the project in Codex"}) {
-		t.Errorf("gates %q", got)
+	if got := Notes(rows); !slices.Equal(got, []string{"codex (local): trust the project in Codex",
+		"claude (local): runs 2 handlers itself (prompt, agent, mcp_tool) that quiver wrote into .claude/settings.json"}) {
+		t.Errorf("notes %q", got)
 	}
 }
 

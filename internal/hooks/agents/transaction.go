@@ -74,6 +74,8 @@ type Docs struct {
 	// and enabled hooks of each event need from the entries that call
 	// quiver (uses.go).
 	Uses map[plugins.Location]Uses
+	// Native are the handlers Claude Code runs itself (claudenative.go).
+	Native []nativeHook
 }
 
 // ActiveDocs finds the skills and recipes once, however many agents are
@@ -100,6 +102,7 @@ func ActiveDocs(o discovery.Options) func() (Docs, error) {
 			return d, err
 		}
 		d.Uses = usesOf(hs.Hooks)
+		d.Native = nativeOf(hs.Hooks)
 		d.Plugins = map[plugins.Location][]plugins.Plugin{}
 		for _, s := range o.Layout.Scopes() {
 			ps, err := plugins.ListPlugins(s)
@@ -352,6 +355,9 @@ type Installed struct {
 	// whose hooks may together run longer than the agent waits.
 	Events   int
 	Overlong []string
+	// Native counts the handlers the agent runs itself that quiver
+	// handed it (Claude's prompt, agent and mcp_tool).
+	Native int
 }
 
 // Install wires the agent of site: quiver's entries merged into its file
@@ -378,13 +384,18 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 	}
 	var ch wiring.Change
 	var u Uses
-	if d, err := w.Docs(); err == nil {
+	var prevNative, native []wiring.Owned
+	if prev != nil {
+		prevNative, native = prev.Native, prev.Native
+	}
+	d, docsErr := w.Docs()
+	if docsErr == nil {
 		u = d.usesFor(site.Scope.Location)
 	}
 	if ag.hookFile != nil {
 		ch, err = installHookFile(site, prev, data, existed, o)
-	} else {
-		ch, err = wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites, u), data, created)
+	} else if ch, err = wiring.Install(wiringConfig(ag, o.Command, o.AllowRewrites, u), data, created); err == nil && docsErr == nil {
+		ch, native, err = w.withNative(site, data, ch, prevNative, d.nativeFor(site.Scope.Location))
 	}
 	if err != nil {
 		return Installed{}, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
@@ -399,7 +410,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 	}
 	entry := &wiring.AgentRecord{
 		Config: site.Config, Command: o.Command, AllowRewrites: o.AllowRewrites,
-		Created: ch.Created, CreatedFile: createdFile,
+		Created: ch.Created, CreatedFile: createdFile, Native: native,
 	}
 	if ag.hookFile != nil {
 		entry.Hash = wiring.DataHash(ch.Data)
@@ -422,7 +433,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 			foreign = Foreign(ag, data)
 		}
 	}
-	res := Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign}
+	res := Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign, Native: len(native)}
 	res.Events, res.Overlong = u.wired(ag)
 	return res, nil
 }
@@ -482,15 +493,25 @@ func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
 	removed := false
 	if existed {
 		var created []string
+		var native []wiring.Owned
 		createdFile := false
 		if prev != nil {
-			created, createdFile = prev.Created, prev.CreatedFile
+			created, createdFile, native = prev.Created, prev.CreatedFile, prev.Native
 		}
 		var ch wiring.Change
 		if ag.hookFile != nil {
 			ch = w.uninstallHookFile(site, prev, data)
-		} else if ch, err = wiring.Uninstall(wiringConfig(ag, "quiver", false, nil), data, created, createdFile); err != nil {
-			return false, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
+		} else {
+			// The handlers quiver handed the agent first, so that an
+			// array they alone kept goes with quiver's keys.
+			rest, created, err := w.withoutNative(site, data, native, created)
+			if err == nil {
+				ch, err = wiring.Uninstall(wiringConfig(ag, "quiver", false, nil), rest, created, createdFile)
+			}
+			if err != nil {
+				return false, fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
+			}
+			ch.Changed = ch.Delete || !bytes.Equal(ch.Data, data)
 		}
 		switch {
 		case ch.Delete:
@@ -718,14 +739,14 @@ func (w *Wirer) Sync(ctx context.Context) error {
 				continue
 			}
 			entry := rec.Agents[name]
-			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created)
+			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native)
 			if err := w.syncEntries(site, entry); err != nil {
 				errs = append(errs, err)
 			}
 			if _, err := w.syncItems(site, rec); err != nil {
 				errs = append(errs, err)
 			}
-			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created) != before
+			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native) != before
 			unlock()
 		}
 		if changed {
@@ -739,8 +760,9 @@ func (w *Wirer) Sync(ctx context.Context) error {
 
 // syncEntries re-writes the agent's hook entries for what is installed
 // now: which events need an asynchronous entry beside the ordinary one
-// changes as plugins come and go (SPEC §15). Other agents' entries do
-// not depend on the plugins, and stay as agent install wrote them.
+// changes as plugins come and go, and so do the handlers Claude runs
+// itself (SPEC §15). Other agents' entries do not depend on the plugins,
+// and stay as agent install wrote them.
 func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
 	ag := site.Agent
 	if ag.asyncEntry == nil || ag.hookFile != nil {
@@ -760,10 +782,14 @@ func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
 		return err
 	}
 	ch, err := wiring.Install(wiringConfig(ag, cmp.Or(entry.Command, "quiver"), entry.AllowRewrites, d.usesFor(site.Scope.Location)), data, entry.Created)
+	var native []wiring.Owned
+	if err == nil {
+		ch, native, err = w.withNative(site, data, ch, entry.Native, d.nativeFor(site.Scope.Location))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
 	}
-	entry.Created = ch.Created
+	entry.Created, entry.Native = ch.Created, native
 	if !ch.Changed {
 		return nil
 	}
@@ -792,6 +818,9 @@ type Row struct {
 	// (Codex's trusted projects, Gemini's trusted folders), and how to
 	// open it.
 	Gate string `json:"gate,omitempty"`
+	// Native counts the handlers the agent runs itself that quiver
+	// wrote into its configuration (Claude's prompt, agent, mcp_tool).
+	Native int `json:"native_handlers,omitempty"`
 }
 
 // Rows is every agent in every scope.
@@ -811,7 +840,7 @@ func (w *Wirer) Rows() ([]Row, error) {
 				row.Wired, row.Problem = WiredIn(ag, data)
 			}
 			if r := rec.Agents[ag.Name]; r != nil {
-				row.Command, row.Links, row.Missed = r.Command, len(r.Links), r.Missed
+				row.Command, row.Links, row.Missed, row.Native = r.Command, len(r.Links), r.Missed, len(r.Native)
 				row.Gate = w.Gate(site, r)
 			}
 			rows = append(rows, row)
@@ -925,6 +954,9 @@ func (w *Wirer) Diagnose() []format.Finding {
 					}
 				}
 			}
+		}
+		if r.Native > 0 {
+			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) runs %s itself (prompt, agent, mcp_tool), which quiver wrote into its configuration while their hooks are trusted", r.Title, r.Location, handlers(r.Native))})
 		}
 		for _, m := range r.Missed {
 			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) did not get %s", r.Title, r.Location, m),

@@ -42,6 +42,12 @@ type AgentRecord struct {
 	// whose hooks are a program quiver writes (OpenCode's plugin): quiver
 	// replaces or removes that file only while it still hashes so.
 	Hash string `yaml:"hash,omitempty"`
+	// Native are the handlers the agent runs itself that quiver wrote
+	// into the configuration (Claude Code's prompt, agent and mcp_tool
+	// matcher groups, SPEC §15), each by its array and the hash of what
+	// quiver wrote: nothing in them says they are quiver's, so quiver
+	// changes or removes only an element that still hashes so.
+	Native []Owned `yaml:"native,omitempty"`
 	// Links are the skill and recipe links quiver keeps for the agent.
 	Links []Link `yaml:"links,omitempty"`
 	// Files are the agent's other files in which quiver keeps named
