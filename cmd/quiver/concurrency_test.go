@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -524,20 +525,26 @@ func TestWatcherSeesPartialPlugin(t *testing.T) {
 
 // hook run answers whatever plugin commands run beside it: a plugin
 // removed (or replaced by a version with other hooks) while hook run
-// discovers hooks must not make hook run fail, or an agent's tool call
-// fails (or, failing closed, is blocked) because of an unrelated remove.
-// The plugin folder is renamed away and back in a tight loop, the one
-// step plugin remove and plugin add take on it, so that every run of
-// hook run races it.
+// discovers hooks and fingerprints the trusted project must not make hook
+// run fail, or an agent's tool call fails (or, failing closed, is
+// blocked) because of an unrelated remove. The plugin folder is renamed
+// away and back in a tight loop, the one step plugin remove and plugin add
+// take on it, so that every run of hook run races it. The project is
+// trusted as a user trusts it (quiver trust), so each run computes the
+// fingerprint over files that come and go.
 func TestHookRunWhilePluginChanges(t *testing.T) {
 	t.Parallel() // its own project, home and git server
+	const hooks, runs = 8, 50
 	files := map[string]string{}
-	for i := range 20 {
+	for i := range hooks {
 		files[fmt.Sprintf("hooks/h%02d", i)] = "#!/bin/sh\n[ \"$1\" = hook ] && echo turn_end\nexit 0\n"
 	}
-	h := newHarness(t, gitserver.New(t, gitserver.Options{}), "QUIVER_TRUST_ALL=1")
+	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	h.must("plugin", "add", writeTree(t, files), "--name", "acme/many")
-	h.must("hook", "list") // warm the hook type cache
+	h.must("trust")
+	if r := h.must("hook", "list", "--json"); strings.Count(r.stdout, `"event": "turn_end"`) != hooks {
+		t.Fatalf("the trusted plugin's hooks are not all listed:\n%s", r)
+	}
 	dir := filepath.Join(h.scope.PluginsDir(), "acme@many")
 	away := filepath.Join(h.scope.PluginsDir(), ".trash-acme@many-test")
 	var done atomic.Bool
@@ -549,16 +556,40 @@ func TestHookRunWhilePluginChanges(t *testing.T) {
 			os.Rename(dir, away)
 			time.Sleep(time.Millisecond)
 			os.Rename(away, dir)
-			time.Sleep(time.Millisecond)
+			// Back for longer than it is away, so that some runs find
+			// the project trusted and lose files while they run it.
+			time.Sleep(10 * time.Millisecond)
 		}
 	}()
 	defer func() {
 		done.Store(true)
 		wg.Wait()
 	}()
-	for i := range 200 {
-		if r := h.run("{}", "hook", "run", "turn_end"); r.code != 0 {
+	ran, lost := 0, 0 // runs in which the trusted hooks ran, and lost files
+	for i := range runs {
+		r := h.run("{}", "hook", "run", "turn_end")
+		var res struct {
+			Hooks []struct{ Name, Status, Error string } `json:"hooks"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); r.code != 0 || err != nil {
 			t.Fatalf("after %d good runs: %s", i, r)
 		}
+		for _, hk := range res.Hooks {
+			// A hook whose file went between discovery and its start
+			// (or its interpreter's open) fails as the hook it is; the
+			// project as a whole is never reported unreadable for it
+			// (under --fail-closed that would block the agent).
+			gone := strings.Contains(strings.ToLower(hk.Error), "no such file") || strings.Contains(hk.Error, "its file changed since quiver read it")
+			if hk.Name == discovery.ProjectScopeHook || hk.Status == "failed" && !gone {
+				t.Fatalf("after %d good runs: %s", i, r)
+			}
+			if gone {
+				lost++
+			}
+		}
+		if len(res.Hooks) > 0 {
+			ran++
+		}
 	}
+	t.Logf("%d of %d runs found the project trusted and ran its hooks; %d hooks lost their file meanwhile", ran, runs, lost)
 }
