@@ -412,12 +412,17 @@ func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
 	var hookMu sync.Mutex
 	var done atomic.Bool
 	var wg sync.WaitGroup
+	finished := make(chan struct{}, 1) // a hook run ended
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for !done.Load() {
 			r := h.run(`{"tool_name":"bash","tool_input":{"command":"ls"}}`, "hook", "run", "before_tool_call")
 			hookRuns.Add(1)
+			select {
+			case finished <- struct{}{}:
+			default:
+			}
 			var res struct {
 				Event string          `json:"event"`
 				Input json.RawMessage `json:"input"`
@@ -480,7 +485,15 @@ func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
 	// One last round with the scope empty, so add is sure to win once.
 	h.run("", "plugin", "remove", "acme/guard")
 	h.must("plugin", "add", "acme/guard@v2")
-	time.Sleep(200 * time.Millisecond) // let hook run see it installed
+	// Let hook run see it installed: of the runs that end from now on,
+	// the first may have started before the add ended, the second not.
+	select {
+	case <-finished:
+	default:
+	}
+	for range 2 {
+		<-finished
+	}
 	stop()
 	done.Store(true)
 	wg.Wait()
