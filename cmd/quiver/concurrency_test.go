@@ -183,7 +183,7 @@ func (w *watcher) listOnce() {
 	if !stable {
 		return
 	}
-	var list []pluginJSON
+	var list []discovery.PluginInfo
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 		w.problem("plugin list --json printed no JSON: %v\n%s", err, r.stdout)
 		return
@@ -343,7 +343,7 @@ func TestConcurrentAddsOfDifferentPlugins(t *testing.T) {
 	}
 	checkLockMatchesDisk(t, h.scope)
 	h.must("plugin", "verify")
-	var list []pluginJSON
+	var list []discovery.PluginInfo
 	if err := json.Unmarshal([]byte(h.must("plugin", "list", "--json").stdout), &list); err != nil || len(list) != 8 {
 		t.Errorf("plugin list: %d plugins, %v", len(list), err)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -15,9 +14,6 @@ func (a *App) newPluginCmd() *cobra.Command {
 		a.newPluginUpdateCmd(), a.newPluginOutdatedCmd(), a.newPluginInstallCmd(), a.newPluginVerifyCmd(),
 		a.newPluginEnableCmd(false), a.newPluginEnableCmd(true), a.newPluginInitCmd(), a.newPluginValidateCmd(), a.newPluginConfigCmd())
 }
-
-// pluginJSON is the shape of a plugin in --json output (SPEC §7).
-type pluginJSON = discovery.PluginInfo
 
 // namedIn parses the plugin names a command was given, before anything
 // else happens, then resolves the scopes it acts in.
