@@ -12,17 +12,11 @@ import (
 )
 
 func (a *App) newAgentCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "agent",
-		Short: "Wire quiver into Claude Code, Codex, Copilot CLI, Cursor, Gemini CLI or OpenCode",
-		Long: `An agent calls quiver only if its own hook configuration says so. These
+	return group("agent", "Wire quiver into Claude Code, Codex, Copilot CLI, Cursor, Gemini CLI or OpenCode",
+		`An agent calls quiver only if its own hook configuration says so. These
 commands add quiver to (and remove it from) an agent's configuration, and keep
 quiver's active skills and recipes linked into the folders the agent reads.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(a.newAgentInstallCmd(), a.newAgentRemoveCmd(), a.newAgentListCmd(), a.newAgentSyncCmd())
-	return cmd
+		a.newAgentInstallCmd(), a.newAgentRemoveCmd(), a.newAgentListCmd(), a.newAgentSyncCmd())
 }
 
 type agentInstallOptions struct {

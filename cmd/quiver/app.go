@@ -244,6 +244,15 @@ func (a *App) layoutAt(sessionRoot string) (plugins.Layout, error) {
 	return plugins.ResolveLayout(a.projectFlag, sessionRoot, a.Getenv, a.Getwd, func(msg string) { a.warnf("quiver: %s", msg) })
 }
 
+// group is a command that only holds others: without a subcommand it
+// prints its help.
+func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() }}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // noArgs, exactArgs and minArgs are cobra's validators returning usage
 // errors.
 func exactArgs(n int) cobra.PositionalArgs {

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-
-	"github.com/quiver-cli/quiver/internal/plugins/format"
 
 	"github.com/spf13/cobra"
 
@@ -107,23 +104,15 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 }
 
 func (a *App) runPluginValidate(ctx context.Context, o pluginValidateOptions) error {
-	abs, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return err
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", o.Dir)
-	}
 	if o.Run {
 		a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", o.Dir)
 	}
-	r := format.NewReport(abs, hooks.ValidatePlugin(ctx, abs, o.Run, a.queryTimeout()))
-	if o.JSON {
-		if err := writeJSON(a.Stdout, r); err != nil {
-			return err
-		}
-	} else {
-		a.printLines(r.Lines())
+	r, err := hooks.Validate(ctx, o.Dir, o.Run, a.queryTimeout())
+	if err != nil {
+		return err
+	}
+	if err := a.printReport(o.JSON, r); err != nil {
+		return err
 	}
 	if r.Errors > 0 {
 		return fmt.Errorf("%s has %d error(s) and %d warning(s)", o.Dir, r.Errors, r.Warnings)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -61,18 +59,12 @@ func (a *App) completeMarketplaces(one bool) cobra.CompletionFunc {
 }
 
 // completeMarketplacePlugins offers plugin add every installable entry
-// of the added marketplaces as PLUGIN@MARKETPLACE, with its description.
-// Anything that looks like a path or a URL is left to the shell's file
-// completion.
-func (a *App) completeMarketplacePlugins(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if strings.ContainsAny(prefix, "/:~") || strings.HasPrefix(prefix, ".") {
-		return nil, cobra.ShellCompDirectiveDefault
-	}
-	layout, err := a.layout()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveDefault
-	}
-	return marketplace.ShellCandidates(layout, prefix), cobra.ShellCompDirectiveDefault
+// of the added marketplaces as PLUGIN@MARKETPLACE, with its description,
+// and leaves paths and URLs to the shell.
+func (a *App) completeMarketplacePlugins() cobra.CompletionFunc {
+	return a.fromScopes(cobra.ShellCompDirectiveDefault, func(l plugins.Layout, _ []string, prefix string) []string {
+		return marketplace.ShellCandidates(l, prefix)
+	})
 }
 
 func completeEvents(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {

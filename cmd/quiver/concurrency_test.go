@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -182,7 +183,7 @@ func (w *watcher) listOnce() {
 	if !stable {
 		return
 	}
-	var list []pluginJSON
+	var list []discovery.PluginInfo
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 		w.problem("plugin list --json printed no JSON: %v\n%s", err, r.stdout)
 		return
@@ -342,7 +343,7 @@ func TestConcurrentAddsOfDifferentPlugins(t *testing.T) {
 	}
 	checkLockMatchesDisk(t, h.scope)
 	h.must("plugin", "verify")
-	var list []pluginJSON
+	var list []discovery.PluginInfo
 	if err := json.Unmarshal([]byte(h.must("plugin", "list", "--json").stdout), &list); err != nil || len(list) != 8 {
 		t.Errorf("plugin list: %d plugins, %v", len(list), err)
 	}
@@ -411,12 +412,17 @@ func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
 	var hookMu sync.Mutex
 	var done atomic.Bool
 	var wg sync.WaitGroup
+	finished := make(chan struct{}, 1) // a hook run ended
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for !done.Load() {
 			r := h.run(`{"tool_name":"bash","tool_input":{"command":"ls"}}`, "hook", "run", "before_tool_call")
 			hookRuns.Add(1)
+			select {
+			case finished <- struct{}{}:
+			default:
+			}
 			var res struct {
 				Event string          `json:"event"`
 				Input json.RawMessage `json:"input"`
@@ -479,7 +485,15 @@ func TestConcurrentAddRemoveAndHookRun(t *testing.T) {
 	// One last round with the scope empty, so add is sure to win once.
 	h.run("", "plugin", "remove", "acme/guard")
 	h.must("plugin", "add", "acme/guard@v2")
-	time.Sleep(200 * time.Millisecond) // let hook run see it installed
+	// Let hook run see it installed: of the runs that end from now on,
+	// the first may have started before the add ended, the second not.
+	select {
+	case <-finished:
+	default:
+	}
+	for range 2 {
+		<-finished
+	}
 	stop()
 	done.Store(true)
 	wg.Wait()
@@ -524,20 +538,26 @@ func TestWatcherSeesPartialPlugin(t *testing.T) {
 
 // hook run answers whatever plugin commands run beside it: a plugin
 // removed (or replaced by a version with other hooks) while hook run
-// discovers hooks must not make hook run fail, or an agent's tool call
-// fails (or, failing closed, is blocked) because of an unrelated remove.
-// The plugin folder is renamed away and back in a tight loop, the one
-// step plugin remove and plugin add take on it, so that every run of
-// hook run races it.
+// discovers hooks and fingerprints the trusted project must not make hook
+// run fail, or an agent's tool call fails (or, failing closed, is
+// blocked) because of an unrelated remove. The plugin folder is renamed
+// away and back in a tight loop, the one step plugin remove and plugin add
+// take on it, so that every run of hook run races it. The project is
+// trusted as a user trusts it (quiver trust), so each run computes the
+// fingerprint over files that come and go.
 func TestHookRunWhilePluginChanges(t *testing.T) {
 	t.Parallel() // its own project, home and git server
+	const hooks, runs = 8, 50
 	files := map[string]string{}
-	for i := range 20 {
+	for i := range hooks {
 		files[fmt.Sprintf("hooks/h%02d", i)] = "#!/bin/sh\n[ \"$1\" = hook ] && echo turn_end\nexit 0\n"
 	}
-	h := newHarness(t, gitserver.New(t, gitserver.Options{}), "QUIVER_TRUST_ALL=1")
+	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	h.must("plugin", "add", writeTree(t, files), "--name", "acme/many")
-	h.must("hook", "list") // warm the hook type cache
+	h.must("trust")
+	if r := h.must("hook", "list", "--json"); strings.Count(r.stdout, `"event": "turn_end"`) != hooks {
+		t.Fatalf("the trusted plugin's hooks are not all listed:\n%s", r)
+	}
 	dir := filepath.Join(h.scope.PluginsDir(), "acme@many")
 	away := filepath.Join(h.scope.PluginsDir(), ".trash-acme@many-test")
 	var done atomic.Bool
@@ -549,16 +569,40 @@ func TestHookRunWhilePluginChanges(t *testing.T) {
 			os.Rename(dir, away)
 			time.Sleep(time.Millisecond)
 			os.Rename(away, dir)
-			time.Sleep(time.Millisecond)
+			// Back for longer than it is away, so that some runs find
+			// the project trusted and lose files while they run it.
+			time.Sleep(10 * time.Millisecond)
 		}
 	}()
 	defer func() {
 		done.Store(true)
 		wg.Wait()
 	}()
-	for i := range 200 {
-		if r := h.run("{}", "hook", "run", "turn_end"); r.code != 0 {
+	ran, lost := 0, 0 // runs in which the trusted hooks ran, and lost files
+	for i := range runs {
+		r := h.run("{}", "hook", "run", "turn_end")
+		var res struct {
+			Hooks []struct{ Name, Status, Error string } `json:"hooks"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); r.code != 0 || err != nil {
 			t.Fatalf("after %d good runs: %s", i, r)
 		}
+		for _, hk := range res.Hooks {
+			// A hook whose file went between discovery and its start
+			// (or its interpreter's open) fails as the hook it is; the
+			// project as a whole is never reported unreadable for it
+			// (under --fail-closed that would block the agent).
+			gone := strings.Contains(strings.ToLower(hk.Error), "no such file") || strings.Contains(hk.Error, "its file changed since quiver read it")
+			if hk.Name == discovery.ProjectScopeHook || hk.Status == "failed" && !gone {
+				t.Fatalf("after %d good runs: %s", i, r)
+			}
+			if gone {
+				lost++
+			}
+		}
+		if len(res.Hooks) > 0 {
+			ran++
+		}
 	}
+	t.Logf("%d of %d runs found the project trusted and ran its hooks; %d hooks lost their file meanwhile", ran, runs, lost)
 }

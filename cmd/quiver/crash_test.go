@@ -218,7 +218,7 @@ func TestCrashAtRandomPoints(t *testing.T) {
 		if msg := cleanOutcome(r); msg != "" {
 			t.Fatalf("%s: verify: %s\n%s", what, msg, r)
 		}
-		var report []verifyJSON
+		var report []plugins.VerifyResult
 		if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
 			t.Fatalf("%s: verify --json: %v\n%s", what, err, r)
 		}
@@ -315,7 +315,7 @@ func repairKind(msg string) string {
 
 // allOK reports a verify report without drift: leftovers of an
 // interrupted command are listed but are no drift.
-func allOK(report []verifyJSON) bool {
+func allOK(report []plugins.VerifyResult) bool {
 	for _, v := range report {
 		if v.Status != "ok" && v.Status != "leftover" {
 			return false

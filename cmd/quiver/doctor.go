@@ -43,12 +43,8 @@ func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
 		return err
 	}
 	r := format.NewReport("", fs)
-	if asJSON {
-		if err := writeJSON(a.Stdout, r); err != nil {
-			return err
-		}
-	} else {
-		a.printLines(r.Lines())
+	if err := a.printReport(asJSON, r); err != nil {
+		return err
 	}
 	if r.Errors+r.Warnings > 0 {
 		return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)

@@ -7,14 +7,7 @@ import (
 )
 
 func (a *App) newHookCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "hook",
-		Short: "List and run hooks",
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(a.newHookListCmd(), a.newHookRunCmd(), a.newHookServeCmd(), a.newHookTestCmd(), a.newHookCollectCmd())
-	return cmd
+	return group("hook", "List and run hooks", "", a.newHookListCmd(), a.newHookRunCmd(), a.newHookServeCmd(), a.newHookTestCmd(), a.newHookCollectCmd())
 }
 
 type hookListOptions struct {

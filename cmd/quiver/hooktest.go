@@ -57,12 +57,8 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 	}
 	ex := &hooks.Executor{ProjectDir: in.Layout.ProjectDir, Timeout: in.Timeout}
 	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, a.queryTimeout())
-	if o.JSON {
-		if err := writeJSON(a.Stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		a.printLines(rep.Lines())
+	if err := a.printReport(o.JSON, rep); err != nil {
+		return err
 	}
 	if rep.Status == hooks.Failed || rep.Status == hooks.TimedOut {
 		return fmt.Errorf("hook %s %s: %s", h.Name, rep.Status, rep.Error)

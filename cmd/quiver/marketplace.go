@@ -12,17 +12,13 @@ import (
 )
 
 func (a *App) newMarketplaceCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "marketplace",
-		Short: "Add, list, update and remove plugin marketplaces",
-		Long: `A marketplace is a git repository with .claude-plugin/marketplace.json
+	return group("marketplace", "Add, list, update and remove plugin marketplaces",
+		`A marketplace is a git repository with .claude-plugin/marketplace.json
 listing plugins and where to fetch each (Claude Code's format). Added
 marketplaces are checked out into .quiver/marketplaces/NAME (or, with -g,
 your home's) and locked like plugins; search finds plugins in them and
 "quiver plugin add PLUGIN@MARKETPLACE" installs one.`,
-	}
-	cmd.AddCommand(a.newMarketplaceAddCmd(), a.newMarketplaceListCmd(), a.newMarketplaceUpdateCmd(), a.newMarketplaceRemoveCmd())
-	return cmd
+		a.newMarketplaceAddCmd(), a.newMarketplaceListCmd(), a.newMarketplaceUpdateCmd(), a.newMarketplaceRemoveCmd())
 }
 
 type marketplaceAddOptions struct {

@@ -142,6 +142,16 @@ func printList[T any](a *App, asJSON bool, items []T, none string, header []stri
 	return a.writeTable(header, rows)
 }
 
+// printReport prints a report as JSON with asJSON, else the lines the
+// domain made of it for people.
+func (a *App) printReport(asJSON bool, r interface{ Lines() []string }) error {
+	if asJSON {
+		return writeJSON(a.Stdout, r)
+	}
+	a.printLines(r.Lines())
+	return nil
+}
+
 // printLines prints lines the domain made for people, as they are.
 func (a *App) printLines(lines []string) {
 	for _, line := range lines {

@@ -5,25 +5,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 func (a *App) newPluginCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "plugin",
-		Short: "Install, list, show and remove plugins",
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(a.newPluginAddCmd(), a.newPluginListCmd(), a.newPluginShowCmd(), a.newPluginRemoveCmd(),
+	return group("plugin", "Install, list, show and remove plugins", "",
+		a.newPluginAddCmd(), a.newPluginListCmd(), a.newPluginShowCmd(), a.newPluginRemoveCmd(),
 		a.newPluginUpdateCmd(), a.newPluginOutdatedCmd(), a.newPluginInstallCmd(), a.newPluginVerifyCmd(),
 		a.newPluginEnableCmd(false), a.newPluginEnableCmd(true), a.newPluginInitCmd(), a.newPluginValidateCmd(), a.newPluginConfigCmd())
-	return cmd
 }
-
-// pluginJSON is the shape of a plugin in --json output (SPEC §7).
-type pluginJSON = discovery.PluginInfo
 
 // namedIn parses the plugin names a command was given, before anything
 // else happens, then resolves the scopes it acts in.

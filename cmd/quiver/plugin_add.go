@@ -42,7 +42,7 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
   quiver plugin add anthropics/claude-plugins-official/plugins/hookify
   quiver plugin add https://git.example.com/tools.git --path plugins/guard`,
 		Args:              minArgs(1),
-		ValidArgsFunction: a.completeMarketplacePlugins,
+		ValidArgsFunction: a.completeMarketplacePlugins(),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Specs = args

@@ -66,9 +66,6 @@ func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) erro
 
 // ---- plugin verify ----
 
-// verifyJSON is one line of `plugin verify --json`.
-type verifyJSON = plugins.VerifyResult
-
 type pluginVerifyOptions struct{ Global, JSON bool }
 
 func (a *App) newPluginVerifyCmd() *cobra.Command {
@@ -102,7 +99,7 @@ func (a *App) runPluginVerify(o pluginVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := printList(a, o.JSON, append([]verifyJSON{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
+	if err := printList(a, o.JSON, append([]plugins.VerifyResult{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
 		return err
 	}
 	if plugins.Drift(res) {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/spf13/cobra"
@@ -91,11 +89,8 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 		return err
 	}
 	out := discovery.DetailOf(p)
-	if o.JSON {
-		return writeJSON(a.Stdout, out)
-	}
-	for _, f := range out.Fields() {
-		fmt.Fprintf(a.Stdout, "%-12s %s\n", f[0]+":", visible(f[1]))
+	if err := a.printReport(o.JSON, out); err != nil || o.JSON {
+		return err
 	}
 	for _, problem := range out.Problems {
 		a.warnf("quiver: %s: %s", out.Name, problem)

@@ -61,7 +61,7 @@ func TestRealMarketplaces(t *testing.T) {
 		}
 		m.doc = doc
 		h.must("marketplace", "add", m.repo)
-		var found []searchJSON
+		var found []marketplace.Found
 		r := h.must("search", "--json", "--marketplace", doc.Name)
 		if err := json.Unmarshal([]byte(r.stdout), &found); err != nil {
 			t.Fatalf("search --json: %v\n%s", err, r)
@@ -77,7 +77,7 @@ func TestRealMarketplaces(t *testing.T) {
 		t.Logf("%s (%s): %d entries, search lists %d", m.repo, doc.Name, len(doc.Plugins), len(found))
 		total += len(doc.Plugins)
 	}
-	var all []searchJSON
+	var all []marketplace.Found
 	if err := json.Unmarshal([]byte(h.must("search", "--json").stdout), &all); err != nil {
 		t.Fatal(err)
 	}

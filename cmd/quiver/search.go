@@ -7,9 +7,6 @@ import (
 
 // ---- search ----
 
-// searchJSON is an entry in `search --json`.
-type searchJSON = marketplace.Found
-
 type searchOptions struct {
 	Words       []string
 	Marketplace string

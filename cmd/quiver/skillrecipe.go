@@ -29,12 +29,6 @@ var (
 )
 
 func (a *App) newDocCmd(k docKind) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   string(k.kind),
-		Short: fmt.Sprintf("List and show %s", k.plural),
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
-	}
 	var all, listJSON, showJSON bool
 	list := &cobra.Command{
 		Use:     "list",
@@ -62,8 +56,7 @@ plugin's name. --all adds shadowed, disabled and invalid ones with the reason.`,
 		},
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "print JSON")
-	cmd.AddCommand(list, show)
-	return cmd
+	return group(string(k.kind), fmt.Sprintf("List and show %s", k.plural), "", list, show)
 }
 
 // docs finds the skills or recipes of this invocation's scopes.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // What plugin add, list and show say of installed plugins: discovery's,
@@ -123,6 +124,16 @@ func (d PluginDetail) Fields() [][2]string {
 		} else {
 			field(l.name, strings.Join(l.items, ", "))
 		}
+	}
+	return out
+}
+
+// Lines are what plugin show prints of d for people: each field's name
+// and value in aligned columns, what a plugin wrote made visible.
+func (d PluginDetail) Lines() []string {
+	var out []string
+	for _, f := range d.Fields() {
+		out = append(out, fmt.Sprintf("%-12s %s", f[0]+":", safefs.Visible(f[1])))
 	}
 	return out
 }

@@ -61,6 +61,10 @@ func TestDetailFields(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Fields:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	p.Contents.Skills = []plugins.Item{{Name: "re\x1b[2Jview"}}
+	if lines := DetailOf(p).Lines(); len(lines) != len(want) || lines[0] != "name:        acme/guard" || lines[len(lines)-2] != `skills:      re\x1b[2Jview` {
+		t.Errorf("Lines:\n%s", strings.Join(lines, "\n"))
+	}
 }
 
 // TestInfosNeverNil: no plugins is [] in JSON, not null.

@@ -23,7 +23,21 @@ var samplePayloads = map[string]string{
 	format.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
 }
 
-// ValidatePlugin is plugin validate: format.Validate of the plugin folder
+// Validate is plugin validate of the folder dir, relative to the working
+// directory: its report (ValidatePlugin), or an error when dir is no
+// folder.
+func Validate(ctx context.Context, dir string, run bool, queryTimeout time.Duration) (format.Report, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return format.Report{}, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return format.Report{}, fmt.Errorf("%s is not a folder", dir)
+	}
+	return format.NewReport(abs, ValidatePlugin(ctx, abs, run, queryTimeout)), nil
+}
+
+// ValidatePlugin is plugin validate's findings: format.Validate of the plugin folder
 // dir, plus, with run, each native hook's answer to `hook` and a run on a
 // minimal payload for its event (which runs the plugin's code).
 func ValidatePlugin(ctx context.Context, dir string, run bool, queryTimeout time.Duration) []format.Finding {

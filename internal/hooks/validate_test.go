@@ -45,3 +45,22 @@ func TestValidatePluginRun(t *testing.T) {
 		t.Errorf("failing hook: %s", f)
 	}
 }
+
+// TestValidate: a relative folder is reported under its absolute path
+// with its counts; a file or a missing folder is no plugin to validate.
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.MkdirAll(filepath.Join("p", "hooks"), 0o755)
+	os.WriteFile(filepath.Join("p", "hooks", "mute"), []byte("#!/bin/sh\nexit 0\n"), 0o644)
+	os.WriteFile("file", nil, 0o644)
+	r, err := Validate(t.Context(), "p", false, time.Second)
+	if err != nil || r.Dir != filepath.Join(dir, "p") || r.Errors == 0 {
+		t.Errorf("Validate(p) = %+v, %v; want the folder's report with the missing exec bit as an error", r, err)
+	}
+	for _, bad := range []string{"file", "missing"} {
+		if _, err := Validate(t.Context(), bad, false, time.Second); err == nil || err.Error() != bad+" is not a folder" {
+			t.Errorf("Validate(%s): %v", bad, err)
+		}
+	}
+}

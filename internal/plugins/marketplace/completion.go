@@ -50,8 +50,12 @@ func Complete(l plugins.Layout, prefix string) []Candidate {
 
 // ShellCandidates are Complete's entries as a shell's completion shows
 // them: PLUGIN@MARKETPLACE, then a tab and the description, made one
-// short plain line with nothing that could drive the terminal.
+// short plain line with nothing that could drive the terminal. A prefix
+// that looks like a path or a URL gets none: the shell completes files.
 func ShellCandidates(l plugins.Layout, prefix string) []string {
+	if strings.ContainsAny(prefix, "/:~") || strings.HasPrefix(prefix, ".") {
+		return nil
+	}
 	var out []string
 	for _, c := range Complete(l, prefix) {
 		name := c.Name

@@ -41,4 +41,9 @@ func TestShellCandidates(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("ShellCandidates:\n%q\nwant\n%q", got, want)
 	}
+	for _, path := range []string{"./p", "../p", ".p", "/tmp/p", "~/p", "acme/p", "https:"} {
+		if got := ShellCandidates(l, path); got != nil {
+			t.Errorf("ShellCandidates(%q) = %q, want none: the shell completes paths", path, got)
+		}
+	}
 }

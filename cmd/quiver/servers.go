@@ -14,13 +14,13 @@ import (
 var execServer = syscall.Exec
 
 func (a *App) newMCPCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "Start plugins' MCP servers for agents",
-		Args:  noArgs,
-	}
-	cmd.AddCommand(a.newServerExecCmd(discovery.MCPServer, "  quiver mcp exec --project ~/src/app acme/search docs\n  quiver mcp exec -g acme/search docs"))
-	return cmd
+	return group("mcp", "Start plugins' MCP servers for agents", "",
+		a.newServerExecCmd(discovery.MCPServer, "  quiver mcp exec --project ~/src/app acme/search docs\n  quiver mcp exec -g acme/search docs"))
+}
+
+func (a *App) newLSPCmd() *cobra.Command {
+	return group("lsp", "Start plugins' LSP servers for agents", "",
+		a.newServerExecCmd(discovery.LSPServer, "  quiver lsp exec --project ~/src/app acme/go gopls\n  quiver lsp exec -g acme/go gopls"))
 }
 
 // newServerExecCmd is `quiver mcp exec` and `quiver lsp exec`: what
