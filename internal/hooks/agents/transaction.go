@@ -577,7 +577,7 @@ func (w *Wirer) syncItems(site Site, rec *wiring.Record) ([]string, error) {
 	skills = slices.DeleteFunc(skills, func(it wiring.Item) bool { return kept[it.Name] })
 	dirs := []wiring.LinkDir{{Dir: at.Skills, Items: skills}}
 	if at.Commands != "" {
-		dirs = append(dirs, wiring.LinkDir{Dir: at.Commands, Suffix: cmp.Or(ag.CommandSuffix, ".md"), Items: commandItems(site, recipes, d.Recipes, &missed)})
+		dirs = append(dirs, wiring.LinkDir{Dir: at.Commands, Suffix: cmp.Or(ag.CommandSuffix, ".md"), Items: commandItems(site, recipes, d.Recipes, d.Plugins[site.Scope.Location], &missed)})
 	} else if ag.NoCommands != "" && len(recipes) > 0 {
 		names := make([]string, len(recipes))
 		for i, r := range recipes {

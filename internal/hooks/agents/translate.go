@@ -37,6 +37,24 @@ func pluginVars(site Site, s plugins.Scope, p plugins.Name) map[string]string {
 	return vals
 }
 
+// bodyVars are pluginVars plus the plugin's settings that are not
+// secret, as ${user_config.KEY}: Claude Code expands those in a plugin's
+// command and subagent bodies (a secret never: the body is text the
+// model reads, and a file in the agent's folders).
+func bodyVars(site Site, p plugins.Plugin) map[string]string {
+	vals := pluginVars(site, site.Scope, p.Name)
+	c, err := plugins.ReadUserConfig(p)
+	if err != nil {
+		return vals
+	}
+	for _, k := range c.Keys {
+		if v, ok := c.Value(k.Name); ok && !k.Sensitive {
+			vals[plugins.VarUserConfig+k.Name] = v
+		}
+	}
+	return vals
+}
+
 // maxDoc bounds a command or subagent file read for translation.
 const maxDoc = 1 << 20
 
@@ -48,7 +66,7 @@ type translator func(fm map[string]any, body, name string) (out []byte, dropped 
 // commandItems are the recipes the agent gets as commands: linked (or, a
 // project's, copied) as they are where the agent reads Claude's format
 // and the text needs nothing expanded, generated otherwise.
-func commandItems(site Site, items []wiring.Item, docs []discovery.Doc, missed *[]string) []wiring.Item {
+func commandItems(site Site, items []wiring.Item, docs []discovery.Doc, ps []plugins.Plugin, missed *[]string) []wiring.Item {
 	byName := map[string]discovery.Doc{}
 	for _, d := range docs {
 		byName[d.Name] = d
@@ -67,7 +85,13 @@ func commandItems(site Site, items []wiring.Item, docs []discovery.Doc, missed *
 		}
 		text := string(data)
 		if !d.Plugin.IsZero() {
-			text = plugins.ExpandVars(text, pluginVars(site, site.Scope, d.Plugin))
+			vals := pluginVars(site, site.Scope, d.Plugin)
+			for _, p := range ps {
+				if p.Name == d.Plugin {
+					vals = bodyVars(site, p)
+				}
+			}
+			text = plugins.ExpandVars(text, vals)
 		}
 		if site.Agent.command == nil && text == string(data) {
 			out = append(out, it)
@@ -96,7 +120,7 @@ func subagentItems(site Site, d Docs, routed map[string]bool, missed *[]string) 
 				*missed = append(*missed, fmt.Sprintf("subagent %s: %v", name, err))
 				continue
 			}
-			data = []byte(plugins.ExpandVars(string(data), pluginVars(site, site.Scope, p.Name)))
+			data = []byte(plugins.ExpandVars(string(data), bodyVars(site, p)))
 			if r, ok := render(site.Agent.subagent, data, name, "subagent", missed); ok {
 				out = append(out, wiring.Item{Name: name, Own: a.Name, Path: a.Path, Render: r})
 			}
