@@ -236,6 +236,9 @@ func inherited(fd int, name string) *os.File {
 	if fd < 3 {
 		return nil
 	}
+	// Inherited descriptors are not close-on-exec: without it every
+	// handler this owner starts would get the others' pipes and pidfds.
+	syscall.CloseOnExec(fd)
 	syscall.SetNonblock(fd, true)
 	return os.NewFile(uintptr(fd), name)
 }
