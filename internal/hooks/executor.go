@@ -357,7 +357,7 @@ func backgroundJob(h discovery.Hook, event string, spec proc.Spec) async.Job {
 		timeout = own
 	}
 	return async.Job{Hook: h.Name, Event: event, ClaudeEvent: hd.Event, Rewake: hd.AsyncRewake, RewakeMessage: hd.RewakeMessage,
-		Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env, Stdin: spec.Stdin, Timeout: timeout}
+		Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Env: spec.Env, Unset: spec.Unset, Stdin: spec.Stdin, Timeout: timeout}
 }
 
 // checkDataDir refuses a plugin's data folder that is a symlink, or lies

@@ -42,6 +42,12 @@ func usesOf(hooks []discovery.Hook) map[plugins.Location]Uses {
 		if h.Status == discovery.Disabled {
 			continue
 		}
+		if h.Status == discovery.Untrusted && h.Handler != nil && replacesAgent(h.Handler.Event) {
+			// Wiring it would hand the agent's own work to a hook that
+			// does not run: the repository, not the user, would have
+			// switched the agent's feature off (SPEC §9).
+			continue
+		}
 		names := []string{}
 		timeout := timeouts.Default
 		if hd := h.Handler; hd != nil {
@@ -72,6 +78,13 @@ func usesOf(hooks []discovery.Hook) map[plugins.Location]Uses {
 	}
 	return all
 }
+
+// replacesAgent reports the Claude events whose mere entry replaces what
+// Claude does itself: a WorktreeCreate hook creates the worktree instead
+// of Claude's `git worktree add`, so an entry answered by no hook fails
+// every worktree. Untrusted hooks do not get such an event wired; trust
+// re-syncs the wiring.
+func replacesAgent(claudeEvent string) bool { return claudeEvent == "WorktreeCreate" }
 
 // usesFor is what of Uses an agent's configuration in scope l answers
 // for: a project's, the project's hooks and the user's; the user's own,

@@ -72,6 +72,7 @@ type Job struct {
 	Args    []string      `json:"args,omitempty"`
 	Dir     string        `json:"dir,omitempty"`
 	Env     []string      `json:"env,omitempty"`
+	Unset   []string      `json:"unset,omitempty"`
 	Stdin   []byte        `json:"stdin,omitempty"`
 	Timeout time.Duration `json:"timeout,omitempty"`
 

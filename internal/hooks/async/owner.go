@@ -182,7 +182,7 @@ func run(ctx context.Context, j Job) proc.Result {
 	if ctx.Err() != nil {
 		return proc.Result{ExitCode: -1}
 	}
-	limits.Path, limits.Args, limits.Dir, limits.Env, limits.Stdin, limits.Timeout = j.Path, j.Args, j.Dir, j.Env, j.Stdin, j.Timeout
+	limits.Path, limits.Args, limits.Dir, limits.Env, limits.Unset, limits.Stdin, limits.Timeout = j.Path, j.Args, j.Dir, j.Env, j.Unset, j.Stdin, j.Timeout
 	return proc.Run(ctx, limits)
 }
 
@@ -236,6 +236,9 @@ func inherited(fd int, name string) *os.File {
 	if fd < 3 {
 		return nil
 	}
+	// Inherited descriptors are not close-on-exec: without it every
+	// handler this owner starts would get the others' pipes and pidfds.
+	syscall.CloseOnExec(fd)
 	syscall.SetNonblock(fd, true)
 	return os.NewFile(uintptr(fd), name)
 }

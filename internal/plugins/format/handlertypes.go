@@ -224,13 +224,15 @@ var credentialOwners = map[string]bool{
 	"CARGO": true, "GEM": true, "RUBYGEMS": true, "NUGET": true, "MAVEN": true, "GRADLE": true, "DOCKER": true,
 	"HF": true, "HUGGING": true, "OPENAI": true, "GEMINI": true, "MISTRAL": true, "GROQ": true,
 	"HEROKU": true, "VERCEL": true, "NETLIFY": true, "CLOUDFLARE": true, "CF": true, "DIGITALOCEAN": true, "FLY": true,
+	// CI runners and secret stores, where agents run unattended.
+	"ACTIONS": true, "CI": true, "CIRCLE": true, "BUILDKITE": true, "VAULT": true, "HOMEBREW": true,
 }
 
 // credentialWords are the words that make a variable of such an owner a
 // credential.
 var credentialWords = map[string]bool{
 	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "KEY": true,
-	"CREDENTIALS": true, "CREDENTIAL": true, "AUTH": true, "PAT": true,
+	"CREDENTIALS": true, "CREDENTIAL": true, "AUTH": true, "PAT": true, "JWT": true,
 }
 
 // CredentialVar reports a variable an http handler's headers never read,

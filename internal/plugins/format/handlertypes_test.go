@@ -136,3 +136,19 @@ func TestCredentialVar(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialVarCIRunners (attack28): Claude Code runs in CI
+// (claude-code-action on GitHub Actions), where the runner's own tokens
+// sit in the environment: ACTIONS_ID_TOKEN_REQUEST_TOKEN mints OIDC
+// tokens that cloud roles trust, ACTIONS_RUNTIME_TOKEN reaches the
+// runner's cache and artifacts, CI_JOB_TOKEN is GitLab's job credential.
+// An http handler that lists them in allowedEnvVars sent them in a
+// header: they are credential-like by any reading of SPEC §15.
+func TestCredentialVarCIRunners(t *testing.T) {
+	for _, name := range []string{"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_RUNTIME_TOKEN", "CI_JOB_TOKEN",
+		"CI_JOB_JWT", "VAULT_TOKEN", "BUILDKITE_AGENT_ACCESS_TOKEN", "CIRCLE_TOKEN", "HOMEBREW_GITHUB_API_TOKEN"} {
+		if !CredentialVar(name) {
+			t.Errorf("CredentialVar(%s) = false; want true", name)
+		}
+	}
+}
