@@ -161,6 +161,11 @@ func nativeOutcome(h discovery.Hook, event string, r proc.Result, timeout time.D
 		return o
 	}
 	resp, err := DecodeResponse(r.Stdout)
+	if err == nil && resp != nil && resp.AgentOutput != nil {
+		var notes []string
+		resp.AgentOutput, notes, err = claude.CheckAgentOutput(event, resp.AgentOutput)
+		resp.notes = append(resp.notes, notes...)
+	}
 	switch {
 	case err != nil:
 		o.Status, o.Error = Failed, err.Error()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -273,6 +274,45 @@ func Honoured(event, key string) bool {
 		return slices.Contains(contextEvents, event)
 	}
 	return slices.Contains(eventOutputs[event], key)
+}
+
+// CheckAgentOutput keeps of a native hook's agent_output what Claude
+// reads on quiver's event, each value checked as a Claude handler's
+// would be: the keys Honoured for it, continue (false only) with
+// stopReason, suppressOutput, and pre_compact's instructions. The rest
+// is dropped, each named in notes; a bad value is an error.
+func CheckAgentOutput(event string, out map[string]json.RawMessage) (kept map[string]json.RawMessage, notes []string, err error) {
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		v := out[k]
+		ok := Honoured(event, k) && k != "additionalContext"
+		switch k {
+		case "continue":
+			ok = string(v) == "false"
+		case "stopReason":
+			_, isText := exact.Text(v)
+			ok = isText
+		case "suppressOutput":
+			ok = string(v) == "true"
+		case CompactInstructions:
+			_, isText := exact.Text(v)
+			ok = isText && event == format.PreCompact
+		case "decision":
+			if ok {
+				if err := permissionRequest(v); err != nil {
+					return nil, nil, fmt.Errorf("agent_output: %w", err)
+				}
+			}
+		}
+		if !ok {
+			notes = append(notes, "agent_output."+k+" has no effect on "+event)
+			continue
+		}
+		if kept == nil {
+			kept = map[string]json.RawMessage{}
+		}
+		kept[k] = compact(v)
+	}
+	return kept, notes, nil
 }
 
 // permissionRequest checks a PermissionRequest handler's decision: an
