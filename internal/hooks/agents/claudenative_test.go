@@ -249,3 +249,82 @@ func TestClaudeNativeRecordFromRepository(t *testing.T) {
 		t.Errorf("after remove:\n%s\nwant:\n%s", data, before)
 	}
 }
+
+// TestClaudeNativeRecordedBeforeWritten (attack28b): quiver knows the
+// handlers it handed Claude only by its record, so the record must name a
+// handler before settings.json holds it. When the record cannot be
+// written after settings.json was (a full disk, a kill between the two
+// writes), the handler written must not become nobody's: once trust is
+// revoked, it goes like every other of quiver's.
+func TestClaudeNativeRecordedBeforeWritten(t *testing.T) {
+	w := newWirer(t)
+	w.Warn = func(string) {}
+	project := w.Layout.Scope(false)
+	installPlugin(t, project, writeClaudePlugin(t, "judge", judgeHooks), "acme/judge")
+	site := w.Site(Claude, false)
+	if _, err := w.Install(t.Context(), site, InstallOptions{Command: "quiver"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Trusted, but the record cannot be written this once: its path is
+	// taken by a folder from the moment the handlers are found.
+	trusted := ActiveDocs(discovery.Options{Layout: w.Layout, TrustAll: true})
+	w.Docs = func() (Docs, error) {
+		os.Remove(site.Record)
+		os.MkdirAll(filepath.Join(site.Record, "x"), 0o755)
+		return trusted()
+	}
+	if _, err := w.Install(t.Context(), site, InstallOptions{Command: "quiver"}); err == nil {
+		t.Fatal("install succeeded with its record's path taken")
+	}
+	os.RemoveAll(site.Record)
+
+	// Trust revoked: every handler quiver wrote goes.
+	w.Docs = ActiveDocs(discovery.Options{Layout: w.Layout})
+	if _, err := w.Install(t.Context(), site, InstallOptions{Command: "quiver"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(site.Config)
+	if got := nativeGroups(t, data); len(got) > 0 {
+		t.Errorf("after trust was revoked, handlers quiver wrote are still in %s: %q\n%s", site.Config, got, data)
+	}
+}
+
+// TestClaudeNativeRecordedBeforeSynced (attack28b): the same for the
+// sync every mutating command ends with (a `quiver trust` hands the
+// handlers over through it).
+func TestClaudeNativeRecordedBeforeSynced(t *testing.T) {
+	w := newWirer(t)
+	w.Warn = func(string) {}
+	project := w.Layout.Scope(false)
+	installPlugin(t, project, writeClaudePlugin(t, "judge", judgeHooks), "acme/judge")
+	site := w.Site(Claude, false)
+	w.Docs = ActiveDocs(discovery.Options{Layout: w.Layout})
+	if _, err := w.Install(t.Context(), site, InstallOptions{Command: "quiver"}); err != nil {
+		t.Fatal(err)
+	}
+	trusted := ActiveDocs(discovery.Options{Layout: w.Layout, TrustAll: true})
+	w.Docs = func() (Docs, error) {
+		if fi, err := os.Lstat(site.Record); err == nil && !fi.IsDir() {
+			data, _ := os.ReadFile(site.Record)
+			os.Remove(site.Record)
+			os.MkdirAll(filepath.Join(site.Record, "x"), 0o755)
+			os.WriteFile(site.Record+".saved", data, 0o644)
+		}
+		return trusted()
+	}
+	if err := w.Sync(t.Context()); err == nil {
+		t.Fatal("sync succeeded with its record's path taken")
+	}
+	os.RemoveAll(site.Record)
+	os.Rename(site.Record+".saved", site.Record)
+
+	w.Docs = ActiveDocs(discovery.Options{Layout: w.Layout})
+	if err := w.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(site.Config)
+	if got := nativeGroups(t, data); len(got) > 0 {
+		t.Errorf("after trust was revoked, handlers quiver wrote are still in %s: %q", site.Config, got)
+	}
+}

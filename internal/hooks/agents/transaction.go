@@ -404,6 +404,11 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 		return Installed{Data: ch.Data, Changed: ch.Changed}, nil
 	}
 	if ch.Changed {
+		// The handlers quiver hands the agent are known as its by the
+		// record alone: it names them before the file holds them.
+		if err := recordAhead(rec, site, ag.Name, prev, o.Command, prevNative, native); err != nil {
+			return Installed{}, fmt.Errorf("record %s: %w", site.Record, err)
+		}
 		if err := writeOthers(site.Config, ch.Data); err != nil {
 			return Installed{}, fmt.Errorf("write %s: %w", site.Config, err)
 		}
@@ -740,7 +745,7 @@ func (w *Wirer) Sync(ctx context.Context) error {
 			}
 			entry := rec.Agents[name]
 			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native)
-			if err := w.syncEntries(site, entry); err != nil {
+			if err := w.syncEntries(site, entry, func() error { return rec.Write(path) }); err != nil {
 				errs = append(errs, err)
 			}
 			if _, err := w.syncItems(site, rec); err != nil {
@@ -763,7 +768,7 @@ func (w *Wirer) Sync(ctx context.Context) error {
 // changes as plugins come and go, and so do the handlers Claude runs
 // itself (SPEC §15). Other agents' entries do not depend on the plugins,
 // and stay as agent install wrote them.
-func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
+func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord, persist func() error) error {
 	ag := site.Agent
 	if ag.asyncEntry == nil || ag.hookFile != nil {
 		return nil
@@ -789,14 +794,65 @@ func (w *Wirer) syncEntries(site Site, entry *wiring.AgentRecord) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w; it was left as it was", site.Config, err)
 	}
-	entry.Created, entry.Native = ch.Created, native
 	if !ch.Changed {
+		entry.Created, entry.Native = ch.Created, native
 		return nil
+	}
+	// Recorded before written (recordAhead); what the file holds once
+	// written, after.
+	if union := ownedUnion(entry.Native, native); len(union) != len(entry.Native) {
+		entry.Native = union
+		if err := persist(); err != nil {
+			return err
+		}
 	}
 	if err := writeOthers(site.Config, ch.Data); err != nil {
 		return fmt.Errorf("write %s: %w", site.Config, err)
 	}
+	entry.Created, entry.Native = ch.Created, native
 	return nil
+}
+
+// recordAhead writes the record with the agent's entry naming every
+// handler quiver owns before or after the change it is about to write
+// (prevNative and native), when the change adds one: were the record not
+// written after the file, a handler the file holds would be nobody's, and
+// stay after trust is revoked. A handler named that the file does not
+// hold is forgotten at the next sync.
+func recordAhead(rec *wiring.Record, site Site, name string, prev *wiring.AgentRecord, command string, prevNative, native []wiring.Owned) error {
+	union := ownedUnion(prevNative, native)
+	if len(union) == len(prevNative) {
+		return nil
+	}
+	ahead := &wiring.AgentRecord{Config: site.Config, Command: command}
+	if prev != nil {
+		cp := *prev
+		ahead = &cp
+	}
+	ahead.Native = union
+	saved := rec.Agents[name]
+	rec.Agents[name] = ahead
+	err := rec.Write(site.Record)
+	rec.Agents[name] = saved
+	return err
+}
+
+// ownedUnion is a with each element of b that a does not hold as often.
+func ownedUnion(a, b []wiring.Owned) []wiring.Owned {
+	out := slices.Clone(a)
+	count := map[string]int{}
+	for _, o := range a {
+		count[strings.Join(o.Keys, "\x00")+"\x00"+o.Hash]++
+	}
+	for _, o := range b {
+		k := strings.Join(o.Keys, "\x00") + "\x00" + o.Hash
+		if count[k] > 0 {
+			count[k]--
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // Row is one agent in one scope, as agent list shows it.

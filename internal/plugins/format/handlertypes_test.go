@@ -152,3 +152,38 @@ func TestCredentialVarCIRunners(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeKeysAsClaudeReadsThem (attack28b): Claude reads a handler's
+// keys case-sensitively, so "Type" is nothing to it. A handler that
+// quiver takes for a prompt because of a "Type" key must not be handed to
+// Claude with its own "type" ("command"), nor with an "if" other than the
+// one quiver checked: written into settings.json, a command handler with
+// no command makes Claude skip the whole file (the person's permissions
+// and quiver's own entries with it).
+func TestNativeKeysAsClaudeReadsThem(t *testing.T) {
+	for _, doc := range []string{
+		`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","Type":"prompt","prompt":"ok?"}]}]}}`,
+		`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"agent","TYPE":"prompt","prompt":"ok?","continueOnBlock":true}]}]}}`,
+		`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"prompt","if":"Bash(rm *","IF":"Bash(ls)","prompt":"ok?"}]}]}}`,
+	} {
+		c, err := ParseConfig([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range c.Handlers {
+			if h.Native == nil {
+				continue
+			}
+			var exact map[string]any
+			if err := json.Unmarshal(h.Native, &exact); err != nil {
+				t.Fatal(err)
+			}
+			if exact["if"] == nil {
+				exact["if"] = ""
+			}
+			if exact["type"] != h.Type || exact["if"] != h.If {
+				t.Errorf("%s\nquiver reads type %q, if %q; hands Claude %s", doc, h.Type, h.If, h.Native)
+			}
+		}
+	}
+}

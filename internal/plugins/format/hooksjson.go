@@ -153,25 +153,28 @@ func ParseHooksObject(raw json.RawMessage) (*Config, error) {
 }
 
 func parseHandler(raw json.RawMessage) (Handler, error) {
-	var f struct {
-		Type          *json.RawMessage `json:"type"`
-		Command       *json.RawMessage `json:"command"`
-		If            *json.RawMessage `json:"if"`
-		Shell         *json.RawMessage `json:"shell"`
-		Timeout       *json.RawMessage `json:"timeout"`
-		Async         *json.RawMessage `json:"async"`
-		Rewake        *json.RawMessage `json:"asyncRewake"`
-		Message       *json.RawMessage `json:"rewakeMessage"`
-		Args          *json.RawMessage `json:"args"`
-		OnFailure     *json.RawMessage `json:"onFailure"`
-		StatusMessage *json.RawMessage `json:"statusMessage"`
-		Once          *json.RawMessage `json:"once"`
-		URL           *json.RawMessage `json:"url"`
-		Headers       *json.RawMessage `json:"headers"`
-		AllowedEnv    *json.RawMessage `json:"allowedEnvVars"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil {
+	// Keys are read exactly, as Claude Code reads them: encoding/json
+	// would also take "Type" or "IF" for "type" and "if", which Claude
+	// ignores, and a native handler's definition is copied by its exact
+	// keys (nativeDefinition), so the two readings would differ.
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &all); err != nil {
 		return Handler{}, fmt.Errorf("not an object: %v", err)
+	}
+	get := func(key string) *json.RawMessage {
+		if v, ok := all[key]; ok {
+			return &v
+		}
+		return nil
+	}
+	f := struct {
+		Type, Command, If, Shell, Timeout, Async, Rewake, Message, Args *json.RawMessage
+		OnFailure, StatusMessage, Once, URL, Headers, AllowedEnv        *json.RawMessage
+	}{
+		Type: get("type"), Command: get("command"), If: get("if"), Shell: get("shell"), Timeout: get("timeout"),
+		Async: get("async"), Rewake: get("asyncRewake"), Message: get("rewakeMessage"), Args: get("args"),
+		OnFailure: get("onFailure"), StatusMessage: get("statusMessage"), Once: get("once"), URL: get("url"),
+		Headers: get("headers"), AllowedEnv: get("allowedEnvVars"),
 	}
 	var h Handler
 	var err error
