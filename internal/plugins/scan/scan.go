@@ -167,8 +167,9 @@ type Finding struct {
 	// Hidden is the text a run of tag characters spells (tags mirror
 	// ASCII), which is what a model reads and a reviewer does not see.
 	Hidden string `json:"hidden,omitempty"`
-	// Context is the text around the run on its line, as written: show
-	// it through Visible.
+	// Context is the text around the run on its line, every hidden
+	// character escaped (Visible), so that the record and a terminal
+	// show it.
 	Context string `json:"context,omitempty"`
 }
 
@@ -197,7 +198,7 @@ func (f Finding) String() string {
 	}
 	b.WriteString(f.Rule + ")")
 	if f.Context != "" {
-		b.WriteString(` in "` + Visible(f.Context) + `"`)
+		b.WriteString(` in "` + f.Context + `"`)
 	}
 	return b.String()
 }
@@ -243,6 +244,15 @@ const (
 	// Off scans nothing.
 	Off
 )
+
+// ModeFor is a command's mode before any policy speaks: Block, or Warn
+// when it was given --allow-hidden-unicode.
+func ModeFor(allowHiddenUnicode bool) Mode {
+	if allowHiddenUnicode {
+		return Warn
+	}
+	return Block
+}
 
 // binarySniff is how much of a file is looked at for a NUL byte.
 const binarySniff = 8 << 10
@@ -337,8 +347,8 @@ func emoji(r rune) bool {
 	return r >= utf8.RuneSelf && unicode.Is(unicode.So, r)
 }
 
-// context is the line around the character at byte start: up to
-// contextRunes characters before it and after it.
+// context is the line around the character at byte start, escaped: up
+// to contextRunes characters before it and after it.
 func context(data []byte, lineStart, start int) string {
 	from := start
 	for n := 0; n < contextRunes && from > lineStart; n++ {
@@ -350,5 +360,5 @@ func context(data []byte, lineStart, start int) string {
 		_, size := utf8.DecodeRune(data[to:])
 		to += size
 	}
-	return strings.TrimRight(string(data[from:to]), "\r")
+	return Visible(strings.TrimRight(string(data[from:to]), "\r"))
 }

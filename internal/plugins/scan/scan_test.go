@@ -140,7 +140,7 @@ func TestString(t *testing.T) {
 		t.Fatalf("String leaves an invisible character: %q", s)
 	}
 	v := Text("f", []byte("a\uFE00b\xffc"))[0]
-	if got := Visible(v.Context); got != `a\ufe00b\xffc` {
+	if got := v.Context; got != `a\ufe00b\xffc` {
 		t.Fatalf("Visible = %s", got)
 	}
 }
