@@ -33,8 +33,20 @@ func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
 		fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish in %s (up to %s)...\n", in.Scope.Root, plugins.DefaultMutexWait)
 	}
 	in.OnRecover = func(msg string) { a.warnf("quiver: %s", msg) }
+	in.OnScan = a.printScan
 	in.Fetcher, in.GitBase = a.fetcher(), a.Getenv("QUIVER_GIT_BASE")
 	return in
+}
+
+// printScan prints, one line each, what the content scan found in a
+// plugin that was installed (SPEC §17), every hidden character escaped.
+func (a *App) printScan(r plugins.ScanReport) {
+	for _, f := range r.Findings {
+		a.warnf("quiver: %s: hidden Unicode in %s: %s", f.Severity, r.Name, f)
+	}
+	if r.Err != nil {
+		a.warnf("quiver: %v", r.Err)
+	}
 }
 
 // fetcher is plugins.NewFetcher, showing git's progress on a terminal.

@@ -6,12 +6,13 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/spf13/cobra"
 )
 
 // ---- plugin install ----
 
-type pluginInstallOptions struct{ Global, Prune bool }
+type pluginInstallOptions struct{ Global, Prune, AllowHiddenUnicode bool }
 
 func (a *App) newPluginInstallCmd() *cobra.Command {
 	var o pluginInstallOptions
@@ -33,6 +34,7 @@ installed does not stop the others; the command then exits 1.`,
 	}
 	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "install your home's lock file")
 	cmd.Flags().BoolVar(&o.Prune, "prune", false, "remove installed plugins that are not in the lock file")
+	cmd.Flags().BoolVar(&o.AllowHiddenUnicode, "allow-hidden-unicode", false, "install plugins whose files hide tag, bidi or variation-selector characters")
 	return cmd
 }
 
@@ -45,7 +47,7 @@ func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) erro
 		return err
 	}
 	in := a.installer(layout, o.Global)
-	res, err := in.Sync(ctx, o.Prune)
+	res, err := in.Sync(ctx, plugins.SyncOptions{Prune: o.Prune, HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/spf13/cobra"
 )
 
@@ -57,6 +58,7 @@ type pluginUpdateOptions struct {
 	Names               []string
 	All, Global, DryRun bool
 	Force, JSON         bool
+	AllowHiddenUnicode  bool
 	Ref                 string
 }
 
@@ -86,6 +88,7 @@ was edited is refused (the message lists the changed files) unless
 	f.BoolVar(&o.Force, "force", false, "discard local edits to the plugin folders")
 	f.StringVar(&o.Ref, "ref", "", "move one plugin to this branch, tag or commit")
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
+	f.BoolVar(&o.AllowHiddenUnicode, "allow-hidden-unicode", false, "install new versions whose files hide tag, bidi or variation-selector characters")
 	return cmd
 }
 
@@ -97,7 +100,7 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.changes(layout, o.Global).Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve})
+	res, err := a.changes(layout, o.Global).Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve, HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)})
 	if err != nil {
 		return plugins.ExplainScope(err, "update")
 	}

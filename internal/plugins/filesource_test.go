@@ -171,7 +171,7 @@ func TestLockSourcesRefusedBeforeFetch(t *testing.T) {
 		}
 	}
 
-	res, err := in.Sync(t.Context(), false)
+	res, err := in.Sync(t.Context(), plugins.SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

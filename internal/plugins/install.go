@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 )
 
 // Errors of the installer that callers explain to users.
@@ -73,6 +75,9 @@ type Installer struct {
 	// OnRecover is told about each leftover of an interrupted command
 	// that was completed or rolled back.
 	OnRecover func(msg string)
+	// OnScan hears what the content scan found in each plugin put in
+	// place (warnings, and critical findings let in), after it is.
+	OnScan func(ScanReport)
 }
 
 // NewInstaller is the Installer of l's scope global (Layout.Scope), which
@@ -101,6 +106,10 @@ type AddRequest struct {
 	// written into the plugin as EntryManifestPath before it is scanned
 	// and hashed, and recorded in the lock entry (SPEC §12).
 	EntryManifest string
+	// HiddenUnicode is what the content scan's critical findings do
+	// (SPEC §17): the zero value refuses the plugin; the policy's
+	// scan.hidden_unicode and --allow-hidden-unicode set it.
+	HiddenUnicode scan.Mode
 }
 
 // begin takes the scope lock and repairs what an interrupted command left.
@@ -256,7 +265,7 @@ func (in *Installer) renameFromFolder(req *AddRequest, stage *string, exists boo
 // lets the next command finish.
 func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exists bool, adjust func(*LockEntry) error) (LockEntry, error) {
 	stage := in.tempPath(".stage-", req.Name)
-	entry, err := in.stage(ctx, *req, stage)
+	entry, found, err := in.stage(ctx, *req, stage)
 	if err == nil && req.FolderName {
 		exists, err = in.renameFromFolder(req, &stage, exists)
 	}
@@ -289,12 +298,32 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 	if in.Scope.Location == Local {
 		writeGitignore(in.Scope.Root)
 	}
+	in.recordScan(req.Name, entry, found)
 	return entry, nil
 }
 
-// stage fetches and validates the plugin at path stage and returns its lock
-// entry.
-func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (LockEntry, error) {
+// stage fetches, validates and scans the plugin at path stage and returns
+// its lock entry and what the content scan found.
+func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (LockEntry, []scan.Finding, error) {
+	entry, err := in.fetchStage(ctx, req, stage)
+	if err != nil {
+		return LockEntry{}, nil, err
+	}
+	root := stage
+	if entry.Link {
+		root = req.Spec.Path
+	}
+	// Scanned while staged: a refusal leaves the scope as it was.
+	found, err := scanPlugin(root, req.HiddenUnicode)
+	if err != nil {
+		return LockEntry{}, nil, err
+	}
+	return entry, found, nil
+}
+
+// fetchStage fetches and validates the plugin at path stage and returns its
+// lock entry.
+func (in *Installer) fetchStage(ctx context.Context, req AddRequest, stage string) (LockEntry, error) {
 	fetched, err := in.Fetcher.Fetch(ctx, req.Spec, req.Link, stage)
 	if err != nil {
 		return LockEntry{}, err
@@ -433,6 +462,7 @@ func (in *Installer) removeOne(n Name, keepData bool) error {
 	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
 		return err
 	}
+	os.Remove(in.Scope.ScanRecordPath(n))
 	if !keepData {
 		os.RemoveAll(in.Scope.DataDir(n))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -50,6 +51,8 @@ type UpdateOptions struct {
 	// marketplace cannot tell (removed, say): the plugin follows its own
 	// lock entry like any other.
 	Resolve func(n Name, e LockEntry) (spec Spec, manifest string, ok bool, err error)
+	// HiddenUnicode is AddRequest.HiddenUnicode for every plugin moved.
+	HiddenUnicode scan.Mode
 }
 
 // UpdateResult says what Update did, or would do, to one plugin.
@@ -203,7 +206,7 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 		r.Status = WouldUpdate
 		return r
 	}
-	entry, err := in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Marketplace: e.Marketplace, EntryManifest: want.Manifest}, exists, func(ne *LockEntry) error {
+	entry, err := in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Marketplace: e.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: o.HiddenUnicode}, exists, func(ne *LockEntry) error {
 		ne.Disabled = e.Disabled
 		return nil
 	})
@@ -337,13 +340,23 @@ type SyncResult struct {
 	Err         error
 }
 
+// SyncOptions tune Sync.
+type SyncOptions struct {
+	// Prune removes installed plugins that are not in the lock file.
+	Prune bool
+	// HiddenUnicode is AddRequest.HiddenUnicode for every plugin put in
+	// place: the lock came with the repository, so its plugins are
+	// scanned as any other (SPEC §17).
+	HiddenUnicode scan.Mode
+}
+
 // Sync makes the scope's plugins match its lock file exactly: missing
 // plugins are installed and differing ones replaced, each at its locked
-// commit and checked against its locked content hash before the swap.
-// Plugins not in the lock are left alone (reported as unlocked) unless
-// prune. One entry's failure does not stop the others. The lock file is
-// not changed.
-func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err error) {
+// commit, scanned and checked against its locked content hash before the
+// swap. Plugins not in the lock are left alone (reported as unlocked)
+// unless o.Prune. One entry's failure does not stop the others. The lock
+// file is not changed.
+func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, err error) {
 	end, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -358,7 +371,7 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 	}
 	for _, k := range lock.Names() {
 		n, _ := ParseName(k)
-		out = append(out, in.syncOne(ctx, lock, n))
+		out = append(out, in.syncOne(ctx, lock, n, o.HiddenUnicode))
 	}
 	out = append(out, in.syncMarketplaces(ctx, lock)...)
 	entries, err := os.ReadDir(in.Scope.PluginsDir())
@@ -374,7 +387,7 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 			continue
 		}
 		r := SyncResult{Name: n, Status: "unlocked"}
-		if prune {
+		if o.Prune {
 			if r.Err = in.removeOne(n, true); r.Err == nil {
 				r.Status = "pruned"
 			}
@@ -384,7 +397,7 @@ func (in *Installer) Sync(ctx context.Context, prune bool) (_ []SyncResult, err 
 	return out, nil
 }
 
-func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult {
+func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name, mode scan.Mode) SyncResult {
 	r := SyncResult{Name: n}
 	want := lock.Plugins[n.String()]
 	final := in.Scope.PluginDir(n)
@@ -403,7 +416,7 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name) SyncResult
 		r.Status, r.Err = "failed", err
 		return r
 	}
-	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link, Marketplace: want.Marketplace, EntryManifest: want.Manifest}, exists, func(got *LockEntry) error {
+	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link, Marketplace: want.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: mode}, exists, func(got *LockEntry) error {
 		if !want.Link && got.Hash != want.Hash {
 			return fmt.Errorf("%w: %s at %s hashes to %s, the lock says %s", ErrHashMismatch, want.Source, shortOr(want.Commit, "the folder"), ShortHash(got.Hash), ShortHash(want.Hash))
 		}

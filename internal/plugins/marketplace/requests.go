@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 )
 
 // AddOptions are plugin add's flags, which apply to every spec it is
@@ -12,6 +13,9 @@ import (
 type AddOptions struct {
 	Ref, Name, Path string
 	Force, Link     bool
+	// AllowHiddenUnicode installs plugins whose files hold critical
+	// hidden characters (SPEC §17), reporting them as warnings.
+	AllowHiddenUnicode bool
 }
 
 // Check refuses flags that cannot apply to n specs, before anything else
@@ -70,7 +74,8 @@ func (s *Store) request(raw string, o AddOptions, dir string, warn func(string))
 				return plugins.AddRequest{}, plugins.AsUsage(err)
 			}
 		}
-		return plugins.AddRequest{Spec: j.Spec, Name: j.Name, Force: o.Force, Marketplace: j.Marketplace, EntryManifest: j.Manifest}, nil
+		return plugins.AddRequest{Spec: j.Spec, Name: j.Name, Force: o.Force, Marketplace: j.Marketplace, EntryManifest: j.Manifest,
+			HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)}, nil
 	}
 	spec, err := plugins.ParseSpec(raw, s.GitBase, dir)
 	if err != nil {
@@ -102,7 +107,7 @@ func (s *Store) request(raw string, o AddOptions, dir string, warn func(string))
 	if err != nil {
 		return plugins.AddRequest{}, plugins.AsUsage(err)
 	}
-	return plugins.AddRequest{Spec: spec, Name: name, Force: o.Force, Link: o.Link,
+	return plugins.AddRequest{Spec: spec, Name: name, Force: o.Force, Link: o.Link, HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode),
 		// A subfolder fetched from a repository may name itself in its
 		// manifest (SPEC §12), unless --name did.
 		FolderName: o.Name == "" && spec.Subdir != "" && !spec.IsLocal()}, nil
