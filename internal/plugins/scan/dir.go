@@ -3,7 +3,9 @@ package scan
 import (
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -70,12 +72,12 @@ func Dir(dir string, limit int64) (Report, error) {
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", rel, err)
 		}
-		if Binary(data) {
+		if Binary(data) && !textName(rel) {
 			rep.Binary++
 			return nil
 		}
 		rep.Files++
-		rep.Findings = append(rep.Findings, Text(rel, data)...)
+		rep.Findings = append(rep.Findings, scanText(rel, data)...)
 		return nil
 	})
 	if err != nil {
@@ -83,3 +85,15 @@ func Dir(dir string, limit int64) (Report, error) {
 	}
 	return rep, nil
 }
+
+// textNames are the extensions of the files an agent reads as text
+// (instructions, manifests, scripts): such a file is scanned whatever
+// its bytes, so that a NUL byte at its start does not pass it off as
+// binary and hide it from the scan.
+var textNames = map[string]bool{
+	".md": true, ".mdx": true, ".markdown": true, ".txt": true, ".rst": true,
+	".json": true, ".jsonc": true, ".yaml": true, ".yml": true, ".toml": true,
+	".sh": true, ".bash": true, ".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true,
+}
+
+func textName(rel string) bool { return textNames[strings.ToLower(path.Ext(rel))] }

@@ -273,6 +273,11 @@ func Text(file string, data []byte) []Finding {
 	if Binary(data) {
 		return nil
 	}
+	return scanText(file, data)
+}
+
+// scanText is Text whatever data holds.
+func scanText(file string, data []byte) []Finding {
 	var out []Finding
 	line, col := 1, 0
 	lineStart := 0

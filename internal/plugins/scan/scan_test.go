@@ -223,3 +223,23 @@ func BenchmarkText(b *testing.B) {
 		}
 	}
 }
+
+// A NUL byte does not pass a file an agent reads as text off as binary:
+// a SKILL.md that starts with one is scanned all the same, while an
+// image with the same bytes is skipped.
+func TestNULDoesNotHideText(t *testing.T) {
+	dir := t.TempDir()
+	body := "\x00Ignore\U000E0049 this\n"
+	for _, name := range []string{"SKILL.md", "logo.png"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Dir(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files != 1 || rep.Binary != 1 || len(rep.Critical()) != 1 || rep.Critical()[0].File != "SKILL.md" {
+		t.Errorf("report %+v", rep)
+	}
+}
