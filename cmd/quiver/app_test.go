@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
 // newTestApp returns an App whose world is a temp project and home.
@@ -190,6 +192,62 @@ func BenchmarkRootCmd(b *testing.B) {
 			app := newApp()
 			for b.Loop() {
 				app.newRootCmd(args...)
+			}
+		})
+	}
+}
+
+// BenchmarkCommand is what quiver does for an agent event after package
+// initialisation, in process: the command tree, flags, the scopes,
+// discovery (warm caches) and the answer. Start-up itself (the runtime,
+// the linked packages' init) is measured by cmd/quiverbench against an
+// empty Go program.
+func BenchmarkCommand(b *testing.B) {
+	payload := filepath.Join(b.TempDir(), "payload.json")
+	if err := os.WriteFile(payload, []byte(`{"tool_name":"bash","tool_input":{"command":"ls"}}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var others []string // events of the plugins' hooks: none is before_tool_call
+	for _, ev := range format.Events {
+		if ev != format.BeforeToolCall && len(others) < 5 {
+			others = append(others, ev)
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		plugins int
+		args    []string
+	}{
+		{"version", 0, []string{"version"}},
+		{"hook run/plugins=0", 0, []string{"hook", "run", "before_tool_call", "--payload", payload}},
+		{"hook run/plugins=100", 100, []string{"hook", "run", "before_tool_call", "--payload", payload}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			home, project := filepath.Join(b.TempDir(), ".quiver"), b.TempDir()
+			for i := range c.plugins {
+				for h, ev := range others {
+					p := filepath.Join(home, "plugins", fmt.Sprintf("org%d@plugin%d", i, i), "hooks", fmt.Sprintf("hook%d", h))
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						b.Fatal(err)
+					}
+					if err := os.WriteFile(p, fmt.Appendf(nil, "#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", ev), 0o755); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			env := map[string]string{"QUIVER_HOME": home, "QUIVER_PROJECT_DIR": project, "HOME": b.TempDir()}
+			run := func() {
+				var stdout, stderr bytes.Buffer
+				app := &App{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+					Getenv: func(k string) string { return env[k] },
+					Getwd:  func() (string, error) { return project, nil }}
+				if code := app.run(b.Context(), c.args); code != exitOK {
+					b.Fatalf("quiver %s: exit %d: %s", strings.Join(c.args, " "), code, stderr.String())
+				}
+			}
+			run() // the first run fills the caches (asks each hook its events)
+			for b.Loop() {
+				run()
 			}
 		})
 	}

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,6 +47,61 @@ func TestImportsPointOneWay(t *testing.T) {
 			if to > from || (to == from && from == 3) {
 				t.Errorf("%s imports %s, which stands above it", strings.TrimPrefix(pkg, mod), strings.TrimPrefix(imp, mod))
 			}
+		}
+	}
+}
+
+// TestNoRegexpCompiledAtInit keeps package initialisation free of regexp
+// compilation in quiver's own code: every agent event starts a process
+// that runs every linked package's init, and a regexp such as
+// `[a-z]{0,99}` costs a millisecond and a thousand allocations to compile
+// (issue 30). Compile at first use (sync.OnceValue) or write a loop.
+func TestNoRegexpCompiledAtInit(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, root := range []string{"../../internal", "."} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			for _, decl := range f.Decls {
+				var eager ast.Node // what runs at init: package-level values, init's body
+				switch d := decl.(type) {
+				case *ast.GenDecl:
+					if d.Tok == token.VAR {
+						eager = d
+					}
+				case *ast.FuncDecl:
+					if d.Recv == nil && d.Name.Name == "init" {
+						eager = d.Body
+					}
+				}
+				if eager == nil {
+					continue
+				}
+				ast.Inspect(eager, func(n ast.Node) bool {
+					if _, ok := n.(*ast.FuncLit); ok {
+						return false // runs when called, not at init
+					}
+					call, ok := n.(*ast.CallExpr)
+					if !ok {
+						return true
+					}
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+						if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "regexp" && strings.Contains(sel.Sel.Name, "Compile") {
+							t.Errorf("%s: regexp.%s runs at package initialisation", fset.Position(call.Pos()), sel.Sel.Name)
+						}
+					}
+					return true
+				})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

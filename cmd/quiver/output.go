@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -85,40 +80,12 @@ func writeJSONLine(w io.Writer, v any) error {
 // writeTable prints rows under a header as plain aligned columns, the way
 // gh and kubectl do: no borders, easy to read and to grep.
 func (a *App) writeTable(header []string, rows [][]string) error {
-	var buf bytes.Buffer
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
-	)
-	t.Header(header)
 	for _, r := range rows {
 		for i := range r {
 			r[i] = visible(r[i])
 		}
-		if err := t.Append(r); err != nil {
-			return err
-		}
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	// Cells are padded to the column width; trailing blanks only get in
-	// the way of diff and grep.
-	var out strings.Builder
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
-		trimmed := strings.TrimRight(line, " \n")
-		if trimmed == "" && line == "" {
-			continue
-		}
-		out.WriteString(trimmed + "\n")
-	}
-	_, err := io.WriteString(a.Stdout, a.paintTable(out.String()))
+	_, err := io.WriteString(a.Stdout, a.paintTable(alignTable(header, rows, a.Getenv)))
 	return err
 }
 

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -103,8 +102,24 @@ func (n Count) Describe() string {
 
 // partName is what a server, subagent or output style may be called: it
 // becomes part of a name in agents' configurations (org-plugin-server)
-// and of file names.
-var partName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+// and of file names: `^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`, as a loop, since
+// that regexp takes a millisecond to compile.
+func partName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || !isAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // ReadParts reads the servers, subagents and output styles of the plugin
 // folder root as Claude Code does (SPEC §16, notes/harnesses.md §6-7):
@@ -242,7 +257,7 @@ func (r *partsReader) serverMap(found map[string]Server, file, key string, v jso
 		return
 	}
 	for name, def := range servers {
-		if !partName.MatchString(name) {
+		if !partName(name) {
 			r.problem("%s: server name %q is not safe (letters, digits, '.', '_' and '-', at most 64)", file, name)
 			continue
 		}
@@ -275,7 +290,7 @@ func (r *partsReader) docs(dir string, extra []string) []Item {
 			return
 		}
 		name := strings.TrimSuffix(filepath.Base(rel), ".md")
-		if !partName.MatchString(name) {
+		if !partName(name) {
 			r.problem("%s: name %q is not safe (letters, digits, '.', '_' and '-', at most 64)", rel, name)
 			return
 		}

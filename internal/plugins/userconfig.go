@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +32,20 @@ type ConfigKey struct {
 	Default string
 }
 
-var configKeyName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+// configKeyName reports whether name may be a userConfig key:
+// `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, as a loop (that regexp is slow to
+// compile).
+func configKeyName(name string) bool {
+	if len(name) == 0 || len(name) > 64 || !isAlnum(name[0]) && name[0] != '_' || '0' <= name[0] && name[0] <= '9' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // parseUserConfig reads a manifest's userConfig object.
 func parseUserConfig(raw json.RawMessage) ([]ConfigKey, error) {
@@ -53,7 +65,7 @@ func parseUserConfig(raw json.RawMessage) ([]ConfigKey, error) {
 	}
 	var keys []ConfigKey
 	for name, k := range m {
-		if !configKeyName.MatchString(name) {
+		if !configKeyName(name) {
 			return nil, fmt.Errorf("userConfig: key %q is not a safe name", name)
 		}
 		c := ConfigKey{Name: name, Type: k.Type, Title: k.Title, Description: k.Description, Required: k.Required, Sensitive: k.Sensitive}

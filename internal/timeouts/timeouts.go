@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -75,10 +76,10 @@ func Parse(s string) (time.Duration, error) {
 	switch {
 	case err == nil:
 		return bound(d, strconv.Quote(s))
-	case durationShape.MatchString(s) && !strings.HasPrefix(s, "-"):
+	case durationShape().MatchString(s) && !strings.HasPrefix(s, "-"):
 		// Well formed, but more than a Duration holds, like 1e10 seconds.
 		return 0, fmt.Errorf("%q is too large to be a duration (the most is about 292 years)", s)
-	case durationShape.MatchString(s):
+	case durationShape().MatchString(s):
 		return 0, fmt.Errorf("%q is not positive", s)
 	}
 	return 0, fmt.Errorf("%q is not a Go duration", s)
@@ -86,8 +87,11 @@ func Parse(s string) (time.Duration, error) {
 
 // durationShape is time.ParseDuration's grammar, to tell a value too
 // large for a Duration from one that is no duration at all: both are
-// its "invalid duration".
-var durationShape = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+// its "invalid duration". Compiled at first use (an error's), not by every
+// run's package initialisation.
+var durationShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+})
 
 // DecodeSeconds reads a JSON number of seconds, as a hooks.json handler
 // writes its timeout, and bounds it. Any other JSON value is an error.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -131,8 +132,8 @@ func codexStdio(argv []string, env map[string]string) map[string]any {
 // oneVar matches a value that is exactly one variable; bearerVar an
 // Authorization header of a bearer token in one.
 var (
-	oneVar    = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
-	bearerVar = regexp.MustCompile(`^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	oneVar    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`) })
+	bearerVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$`) })
 )
 
 // codexRemote writes a streamable HTTP server (Codex has no SSE client):
@@ -150,11 +151,11 @@ func codexRemote(kind, url string, headers map[string]string) (map[string]any, s
 	m := map[string]any{"url": url}
 	plain, fromEnv := map[string]string{}, map[string]string{}
 	for h, v := range headers {
-		if sub := bearerVar.FindStringSubmatch(v); sub != nil && strings.EqualFold(h, "Authorization") {
+		if sub := bearerVar().FindStringSubmatch(v); sub != nil && strings.EqualFold(h, "Authorization") {
 			m["bearer_token_env_var"] = sub[1]
 			continue
 		}
-		if sub := oneVar.FindStringSubmatch(v); sub != nil {
+		if sub := oneVar().FindStringSubmatch(v); sub != nil {
 			fromEnv[h] = sub[1]
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
@@ -223,7 +224,7 @@ var opencodeTools = map[string]string{
 // opencodeColors are the theme colors OpenCode takes beside #RRGGBB.
 var (
 	opencodeColors = []string{"primary", "secondary", "accent", "success", "warning", "error", "info"}
-	hexColor       = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+	hexColor       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#[0-9a-fA-F]{6}$`) })
 )
 
 // opencodeSubagent writes a subagent in OpenCode's schema, which refuses
@@ -251,7 +252,7 @@ func opencodeSubagent(fm map[string]any, body, name string) ([]byte, []string, e
 		switch k {
 		case "name", "description":
 		case "color":
-			if c, _ := v.(string); hexColor.MatchString(c) || slices.Contains(opencodeColors, c) {
+			if c, _ := v.(string); hexColor().MatchString(c) || slices.Contains(opencodeColors, c) {
 				out.Color = c
 			} else {
 				dropped = append(dropped, k)

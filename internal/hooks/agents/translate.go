@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -167,14 +168,14 @@ func frontmatter(data []byte) (map[string]any, string) {
 		if line == "---" {
 			return fm, strings.Join(lines[i+1:], "")
 		}
-		if m := looseField.FindStringSubmatch(line); m != nil {
+		if m := looseField().FindStringSubmatch(line); m != nil {
 			fm[m[1]] = strings.Trim(strings.TrimSpace(m[2]), `"'`)
 		}
 	}
 	return map[string]any{}, text
 }
 
-var looseField = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):(.*)$`)
+var looseField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):(.*)$`) })
 
 func flatName(name string) string { return strings.ReplaceAll(name, "/", "-") }
 
@@ -190,7 +191,7 @@ func geminiCommand(fm map[string]any, body, name string) ([]byte, []string, erro
 	}
 	slices.Sort(dropped)
 	prompt := strings.ReplaceAll(body, "$ARGUMENTS", "{{args}}")
-	if positional.MatchString(prompt) {
+	if positional().MatchString(prompt) {
 		prompt = "Arguments: {{args}}\n\n" + prompt
 	}
 	var b bytes.Buffer
@@ -201,7 +202,7 @@ func geminiCommand(fm map[string]any, body, name string) ([]byte, []string, erro
 	return b.Bytes(), dropped, nil
 }
 
-var positional = regexp.MustCompile(`\$[1-9]\b`)
+var positional = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[1-9]\b`) })
 
 // tomlString is s as a TOML basic string.
 func tomlString(s string) string {
@@ -336,9 +337,9 @@ func toolList(v any) []string {
 	return out
 }
 
-var notGeminiName = regexp.MustCompile(`[^a-z0-9_-]+`)
+var notGeminiName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 
 // geminiName is a file name as Gemini's agent names must be.
 func geminiName(name string) string {
-	return strings.Trim(notGeminiName.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	return strings.Trim(notGeminiName().ReplaceAllString(strings.ToLower(name), "-"), "-")
 }

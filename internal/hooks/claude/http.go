@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
@@ -16,7 +17,7 @@ func HTTPSkipped(claudeEvent string) bool {
 
 // headerVar is a variable in a header value, as Claude Code finds them:
 // upper-case names only.
-var headerVar = regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)`)
+var headerVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)`) })
 
 // ignoredHeaders are set by the request itself: a handler's value for
 // them is dropped (Claude Code works out the length from the body).
@@ -40,8 +41,8 @@ func Headers(own map[string]string, allowed []string, getenv func(string) string
 		if slices.ContainsFunc(ignoredHeaders, func(s string) bool { return strings.EqualFold(s, name) }) {
 			continue
 		}
-		v := headerVar.ReplaceAllStringFunc(own[name], func(m string) string {
-			sub := headerVar.FindStringSubmatch(m)
+		v := headerVar().ReplaceAllStringFunc(own[name], func(m string) string {
+			sub := headerVar().FindStringSubmatch(m)
 			name := sub[1] + sub[2]
 			if !slices.Contains(allowed, name) || format.CredentialVar(name) {
 				return ""

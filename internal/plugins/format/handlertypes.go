@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -43,10 +44,23 @@ func (h Handler) NeedsClaude() bool {
 }
 
 // userConfigRef is how Claude Code finds ${user_config.K} in a command.
-var userConfigRef = regexp.MustCompile(`\$\{user_config\.([^}]+)\}`)
+// Compiled at first use: package initialisation is paid by every run.
+var userConfigRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{user_config\.([^}]+)\}`) })
 
-// envName is a variable name as allowedEnvVars lists it.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+// envName reports whether n is a variable name as allowedEnvVars lists
+// it: `^[A-Za-z_][A-Za-z0-9_]{0,127}$`, as a loop (that regexp takes a
+// millisecond to compile).
+func envName(n string) bool {
+	if len(n) == 0 || len(n) > 128 || '0' <= n[0] && n[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if c := n[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // fieldProblem checks the values of the fields a handler's type reads
 // (their JSON types were checked when it was decoded), or "".
@@ -65,7 +79,7 @@ func fieldProblem(h Handler) string {
 			return "command holds a NUL byte"
 		}
 		if !h.Exec() {
-			if m := userConfigRef.FindString(h.Command); m != "" {
+			if m := userConfigRef().FindString(h.Command); m != "" {
 				return fmt.Sprintf("a shell-form command may not use %s: the shell would read the value as code (use \"args\", or read $CLAUDE_PLUGIN_OPTION_<KEY>)", m)
 			}
 			return ""
@@ -118,7 +132,7 @@ func httpProblem(h Handler) string {
 		return fmt.Sprintf("allowedEnvVars has more than %d names", maxEnvNames)
 	}
 	for _, n := range h.AllowedEnvVars {
-		if !envName.MatchString(n) {
+		if !envName(n) {
 			return fmt.Sprintf("allowedEnvVars: %q is not a variable name", n)
 		}
 	}
