@@ -135,7 +135,14 @@ func (c *serveClient) next() rpcReply {
 		r.raw = string(line)
 		return r
 	case <-time.After(60 * time.Second):
-		c.t.Fatalf("no response from hook serve in 60s; stderr:\n%s", c.stderr.String())
+		// A hang is a bug to find: the runtime's goroutine dump (SIGQUIT)
+		// says where serve waits.
+		c.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-c.lines:
+		case <-time.After(5 * time.Second):
+		}
+		c.t.Fatalf("no response from hook serve in 60s; stderr, with its goroutines:\n%s", c.stderr.String())
 	}
 	panic("unreachable")
 }
