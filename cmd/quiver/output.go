@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/table"
 )
 
 // visible is safefs.Visible: text from plugins and hooks (names,
@@ -85,7 +86,7 @@ func (a *App) writeTable(header []string, rows [][]string) error {
 			r[i] = visible(r[i])
 		}
 	}
-	_, err := io.WriteString(a.Stdout, a.paintTable(alignTable(header, rows, a.Getenv)))
+	_, err := io.WriteString(a.Stdout, a.paintTable(table.Align(header, rows, a.Getenv)))
 	return err
 }
 

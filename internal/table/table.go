@@ -1,4 +1,6 @@
-package main
+// Package table lays out plain text tables for people: left-aligned
+// columns measured as the terminal shows them.
+package table
 
 import (
 	"runtime"
@@ -8,7 +10,7 @@ import (
 	"github.com/clipperhouse/displaywidth"
 )
 
-// alignTable renders rows under a header as plain left-aligned columns,
+// Align renders rows under a header as plain left-aligned columns,
 // two blanks apart, without trailing blanks. It prints what
 // olekukonko/tablewriter printed for quiver (TestAlignTableAsTablewriter
 // holds the two together, its widths included) without that package's
@@ -16,7 +18,7 @@ import (
 // of quiver paid, hook run included. getenv says, as it said to
 // tablewriter, whether the terminal counts East Asian ambiguous
 // characters as wide.
-func alignTable(header []string, rows [][]string, getenv func(string) string) string {
+func Align(header []string, rows [][]string, getenv func(string) string) string {
 	width := cellWidth(getenv)
 	all := append([][]string{header}, rows...)
 	var widths []int

@@ -1,4 +1,4 @@
-package main
+package table
 
 import (
 	"bytes"
@@ -11,11 +11,12 @@ import (
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // tablewriterTable is how quiver rendered tables before issue 30, with
 // olekukonko/tablewriter, whose package initialisation (an 8,192-entry
-// width cache, a regexp) every run paid; alignTable must print the same.
+// width cache, a regexp) every run paid; Align must print the same.
 func tablewriterTable(t *testing.T, header []string, rows [][]string) string {
 	var buf bytes.Buffer
 	tbl := tablewriter.NewTable(&buf,
@@ -48,7 +49,7 @@ func tablewriterTable(t *testing.T, header []string, rows [][]string) string {
 	return out.String()
 }
 
-// TestAlignTableAsTablewriter checks alignTable against tablewriter on
+// TestAlignTableAsTablewriter checks Align against tablewriter on
 // tables of random cells (checkTables) in each environment that decides
 // how wide East Asian ambiguous characters are. tablewriter reads the
 // environment once, at start-up; its detection is re-run here through its
@@ -67,7 +68,7 @@ func TestAlignTableAsTablewriter(t *testing.T) {
 		"RUNEWIDTH_EASTASIAN=1 TERM=xterm-mono", "LANG=en_SG.UTF-8 TERM=XTERM-Kitty", "LANG=kor_KP TERM=screen.linux"} {
 		t.Run(env, func(t *testing.T) {
 			for _, v := range vars {
-				t.Setenv(v, "") // tablewriter and alignTable alike take empty for unset
+				t.Setenv(v, "") // tablewriter and Align alike take empty for unset
 			}
 			for _, kv := range strings.Fields(env) {
 				name, value, _ := strings.Cut(kv, "=")
@@ -81,7 +82,7 @@ func TestAlignTableAsTablewriter(t *testing.T) {
 	}
 }
 
-// checkTables compares alignTable with tablewriter on n tables of random
+// checkTables compares Align with tablewriter on n tables of random
 // cells: wide, ambiguous, combining, box-drawing and zero-width
 // characters, emoji, blanks around and inside cells, empty cells, long
 // descriptions, after visible() as writeTable applies it.
@@ -99,7 +100,7 @@ func checkTables(t *testing.T, n int) {
 		if r.IntN(20) == 0 {
 			b.WriteString(strings.Repeat("a long description, ", 10))
 		}
-		return visible(b.String())
+		return safefs.Visible(b.String())
 	}
 	for range n {
 		cols := 1 + r.IntN(6)
@@ -115,7 +116,7 @@ func checkTables(t *testing.T, n int) {
 			}
 		}
 		want := tablewriterTable(t, header, rows)
-		if got := alignTable(header, rows, os.Getenv); got != want {
+		if got := Align(header, rows, os.Getenv); got != want {
 			t.Fatalf("header %q rows %q:\ngot\n%s\nwant\n%s", header, rows, got, want)
 		}
 	}
