@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/modelserver"
+	"github.com/quiver-cli/quiver/internal/testkit"
 )
 
 // hookPlugins are the official marketplace's plugins that carry hooks.
@@ -74,7 +75,7 @@ func bothInstalls(t *testing.T, claude string, model *modelserver.Server, plugin
 	if _, err := os.Stat(bare); snaps == "" || err != nil {
 		t.Skip("no snapshot of anthropics/claude-plugins-official in QUIVER_TEST_SNAPSHOTS")
 	}
-	market := exportSnapshot(t, bare)
+	market := testkit.ExportHEAD(t, bare)
 	srv := gitserver.New(t, gitserver.Options{})
 	if _, err := srv.Commit("anthropics/claude-plugins-official", "main", market, "snapshot"); err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func bothInstalls(t *testing.T, claude string, model *modelserver.Server, plugin
 	}
 	// Claude keeps the marketplace's own name for GitHub sources: the
 	// same files on disk go under another.
-	local := exportSnapshot(t, bare)
+	local := testkit.ExportHEAD(t, bare)
 	manifest := filepath.Join(local, ".claude-plugin", "marketplace.json")
 	data, err := os.ReadFile(manifest)
 	if err != nil {

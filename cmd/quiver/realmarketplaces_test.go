@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
+	"github.com/quiver-cli/quiver/internal/testkit"
 )
 
 // TestRealMarketplaces adds marketplaces nobody here wrote, from public
@@ -41,7 +41,7 @@ func TestRealMarketplaces(t *testing.T) {
 	}
 	srv := gitserver.New(t, gitserver.Options{})
 	for _, m := range markets {
-		m.dir = exportSnapshot(t, m.snapshot)
+		m.dir = testkit.ExportHEAD(t, m.snapshot)
 		if _, err := srv.Commit(m.repo, "main", m.dir, "snapshot"); err != nil {
 			t.Fatal(err)
 		}
@@ -233,27 +233,4 @@ func judgeFolder(t *testing.T, dir string, entry map[string]json.RawMessage) (us
 		carries = append(carries, "agent")
 	}
 	return usable, carries
-}
-
-// exportSnapshot writes the files of a bare snapshot's HEAD into a fresh
-// folder.
-func exportSnapshot(t *testing.T, bare string) string {
-	t.Helper()
-	dir := t.TempDir()
-	archive := exec.Command("git", "--git-dir", bare, "archive", "HEAD")
-	untar := exec.Command("tar", "-x", "-C", dir)
-	var err error
-	if untar.Stdin, err = archive.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := untar.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := archive.Run(); err != nil {
-		t.Fatalf("git archive %s: %v", bare, err)
-	}
-	if err := untar.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

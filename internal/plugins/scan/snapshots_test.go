@@ -3,9 +3,10 @@ package scan
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/testkit"
 )
 
 // TestNoFalsePositives scans plugins nobody here wrote and the bundled
@@ -27,7 +28,7 @@ func TestNoFalsePositives(t *testing.T) {
 				t.Logf("snapshot %s is missing: not scanned", bare)
 				continue
 			}
-			trees[repo] = export(t, bare)
+			trees[repo] = testkit.ExportHEAD(t, bare)
 		}
 	} else {
 		t.Log("QUIVER_TEST_SNAPSHOTS is not set: only the bundled examples are scanned")
@@ -49,28 +50,6 @@ func TestNoFalsePositives(t *testing.T) {
 			}
 		})
 	}
-}
-
-// export is the files of bare's HEAD, as git archive gives them.
-func export(t *testing.T, bare string) string {
-	t.Helper()
-	dir := t.TempDir()
-	archive := exec.Command("git", "--git-dir", bare, "archive", "HEAD")
-	untar := exec.Command("tar", "-x", "-C", dir)
-	var err error
-	if untar.Stdin, err = archive.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := untar.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := archive.Run(); err != nil {
-		t.Fatalf("git archive %s: %v", bare, err)
-	}
-	if err := untar.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // pluginFolders counts the folders under dir that are plugins (a
