@@ -167,3 +167,37 @@ func TestSessionDirNamesNoPathOutside(t *testing.T) {
 		t.Errorf("plain id -> %s", d)
 	}
 }
+
+// TestEndSweepsStaleSessions: a session whose agent never sent
+// session_end goes when another session ends and it has been untouched
+// for staleAfter; a fresh one, and an End's leftovers younger than an
+// hour, stay.
+func TestEndSweepsStaleSessions(t *testing.T) {
+	state := t.TempDir()
+	now := time.Now()
+	mk := func(name string, age time.Duration) string {
+		s := filepath.Join(state, "async", name)
+		if err := prepare(s); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{"", tmpDir, resultsDir} {
+			if err := os.Chtimes(filepath.Join(s, d), now.Add(-age), now.Add(-age)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	stale := mk("crashed", staleAfter+time.Minute)
+	fresh := mk("idle", staleAfter-time.Hour)
+	leftover := mk(".ended-x-1-2", 2*time.Hour)
+	removing := mk(".ended-y-1-2", time.Minute)
+	ending := mk("ending", 0)
+	if err := End(ending); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{stale: false, fresh: true, leftover: false, removing: true, ending: false} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s: exists = %v, want %v", filepath.Base(path), err == nil, want)
+		}
+	}
+}

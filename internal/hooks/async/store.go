@@ -184,5 +184,48 @@ func End(session string) error {
 		}
 		return err
 	}
-	return os.RemoveAll(gone)
+	err := os.RemoveAll(gone)
+	sweep(filepath.Dir(session), time.Now())
+	return err
+}
+
+// staleAfter is how long a session's folder may go untouched before the
+// end of another session removes it: an agent that crashed or was killed
+// never sends session_end, and its folder would stay forever. A session
+// idle that long loses only results nobody came for; its next event makes
+// the folder again.
+const staleAfter = 7 * 24 * time.Hour
+
+// sweep removes the session folders under dir that nothing touched for
+// staleAfter, and what an End interrupted between its rename and its
+// removal left. Errors are ignored: the next sweep tries again.
+func sweep(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		limit := staleAfter
+		if strings.HasPrefix(e.Name(), ".ended-") {
+			limit = time.Hour // unless an End is still removing it
+		}
+		if path := filepath.Join(dir, e.Name()); now.Sub(lastTouched(path)) >= limit {
+			os.RemoveAll(path)
+		}
+	}
+}
+
+// lastTouched is the newest modification time of a session's folder and
+// its own folders (a record put, taken or being written changes one).
+func lastTouched(session string) time.Time {
+	var newest time.Time
+	for _, d := range []string{"", tmpDir, resultsDir, claimedDir} {
+		if fi, err := os.Lstat(filepath.Join(session, d)); err == nil && fi.ModTime().After(newest) {
+			newest = fi.ModTime()
+		}
+	}
+	return newest
 }
