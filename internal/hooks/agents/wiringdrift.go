@@ -3,6 +3,7 @@ package agents
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -48,11 +49,11 @@ var WiringRules = []audit.Rule{
 // agent's files with what quiver made there: the configuration gone or
 // unreadable; events of quiver's that no entry calls quiver for any more
 // (§8's six always, the others while an installed hook handles them);
-// entries that are there, but not as quiver would write them now (edited,
-// or written before the installed hooks changed); the members it keeps
-// in the agent's other files (MCP servers), and the skill, command and
-// subagent links and copies it keeps in the agent's folders. It changes
-// nothing.
+// entries of quiver's that quiver would not write (editedEntries), a
+// setting it needs removed, a handler it handed the agent (recorded by
+// hash) gone or edited; the members it keeps in the agent's other files
+// (MCP servers), and the skill, command and subagent links and copies it
+// keeps in the agent's folders. It changes nothing.
 func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 	c := audit.Check{Name: "agents", Rules: WiringRules}
 	path := filepath.Join(s.MachineDir(), wiring.RecordFile)
@@ -62,8 +63,6 @@ func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 		c.Findings = []audit.Finding{{Rule: RuleAgentConfigUnreadable, Severity: audit.Warning, File: path, Message: err.Error()}}
 		return c
 	}
-	quiet := *w // what a dry run would warn of is not the audit's to say
-	quiet.Warn = nil
 	wired, drifted := 0, 0
 	for _, name := range rec.Names() {
 		ag, err := Lookup(name)
@@ -74,8 +73,8 @@ func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 		site := w.Site(ag, s.Location == plugins.Global)
 		entry := rec.Agents[name]
 		var fs []audit.Finding
-		fs = append(fs, quiet.entryDrift(site, entry)...)
-		fs = append(fs, quiet.memberDrift(site, entry)...)
+		fs = append(fs, w.entryDrift(site, entry)...)
+		fs = append(fs, w.memberDrift(site, entry)...)
 		fs = append(fs, linkDrift(site, entry)...)
 		if len(fs) > 0 {
 			drifted++
@@ -134,12 +133,11 @@ func (w *Wirer) entryDrift(site Site, entry *wiring.AgentRecord) []audit.Finding
 	if err != nil {
 		return finding(RuleAgentConfigUnreadable, "%s's configuration: %v", ag.Title, err)
 	}
-	d, docsErr := w.Docs()
-	var u Uses
-	if docsErr == nil {
+	var u Uses // no hook known: the six events alone are wanted
+	if d, err := w.Docs(); err == nil {
 		u = d.usesFor(site.Scope.Location)
 	}
-	var missing []string
+	var missing, changed []string
 	for _, ev := range ag.Events {
 		if (core(ev) || u.of(ev).Listens) && !calls(ag, ev, []*wiring.Doc{doc}) {
 			missing = append(missing, ev.Native)
@@ -148,20 +146,98 @@ func (w *Wirer) entryDrift(site Site, entry *wiring.AgentRecord) []audit.Finding
 	if len(missing) > 0 {
 		return finding(RuleAgentEntriesMissing, "%s's configuration has no entry calling quiver for %s; %s writes them again", ag.Title, strings.Join(missing, ", "), fix)
 	}
-	if docsErr != nil {
-		return nil // what quiver would write now is not known
+	changed = editedEntries(ag, doc, command, entry.AllowRewrites)
+	for _, s := range ag.Settings {
+		if doc.Get(s.Keys...) == nil {
+			changed = append(changed, strings.Join(s.Keys, "."))
+		}
 	}
-	ch, err := wiring.Install(wiringConfig(ag, command, entry.AllowRewrites, u), data, entry.Created)
-	if err == nil {
-		ch, _, err = w.withNative(site, data, ch, entry.Native, d.nativeFor(site.Scope.Location))
-	}
-	if err != nil {
+	if unheld, err := wiring.Unheld(data, ag.Comments, ownNative(ag, entry.Native)); err != nil {
 		return finding(RuleAgentConfigUnreadable, "%s's configuration: %v", ag.Title, err)
+	} else if len(unheld) > 0 {
+		changed = append(changed, fmt.Sprintf("%d handler(s) quiver handed it (prompt, agent, mcp_tool)", len(unheld)))
 	}
-	if ch.Changed {
-		return finding(RuleAgentEntriesChanged, "%s's configuration holds quiver's entries, but not as quiver writes them (edited since, or written before the installed hooks changed); %s writes them again", ag.Title, fix)
+	if len(changed) > 0 {
+		return finding(RuleAgentEntriesChanged, "%s's configuration holds quiver's entries, but not as quiver writes them: %s; %s writes them again", ag.Title, strings.Join(changed, ", "), fix)
 	}
 	return nil
+}
+
+// editedEntries names the events (by the agent's names) whose arrays hold
+// an entry of quiver's (one running its command) that quiver would not
+// write with this command: a matcher narrowed, a field added, a flag
+// added to the command. Timeouts are left out of the comparison: quiver
+// sets them from the installed hooks, which change without the entries
+// being rewritten (a pull, another trust), and a timeout changes which
+// hooks finish, not which run.
+func editedEntries(ag *Agent, doc *wiring.Doc, command string, allowRewrites bool) []string {
+	type array struct {
+		keys  []string
+		event string
+		forms map[string]bool
+	}
+	var arrays []*array
+	byKeys := map[string]*array{}
+	for _, ev := range ag.Events {
+		k := strings.Join(ag.keys(ev), "\x00")
+		a := byKeys[k]
+		if a == nil {
+			a = &array{keys: ag.keys(ev), event: ev.Native, forms: map[string]bool{}}
+			byKeys[k] = a
+			arrays = append(arrays, a)
+		}
+		a.forms[withoutTimeouts(ag.entry(ag, ev, ag.commandWith(command, ev, allowRewrites, ""), Timeout))] = true
+		if ag.asyncEntry != nil {
+			a.forms[withoutTimeouts(ag.entry(ag, ev, ag.commandWith(command, ev, allowRewrites, "--async-elsewhere"), Timeout))] = true
+			for _, k := range []struct{ flag, field string }{{"--async-only", "async"}, {"--async-rewake", "asyncRewake"}} {
+				a.forms[withoutTimeouts(ag.asyncEntry(ag, ev, ag.commandWith(command, ev, allowRewrites, k.flag), Timeout, k.field))] = true
+			}
+		}
+	}
+	var out []string
+	for _, a := range arrays {
+		elems, err := doc.Array(a.keys...)
+		if err != nil {
+			out = append(out, a.event)
+			continue
+		}
+		for _, el := range elems {
+			if wiring.CommandsRun(el, ag.Writes) && !a.forms[withoutTimeouts(el)] {
+				out = append(out, a.event)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// withoutTimeouts is a JSON value in a canonical form, without the
+// fields whose name says timeout, at any depth.
+func withoutTimeouts(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	var strip func(v any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if strings.Contains(strings.ToLower(k), "timeout") {
+					delete(x, k)
+					continue
+				}
+				strip(e)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
+	strip(v)
+	out, _ := json.Marshal(v)
+	return string(out)
 }
 
 // memberDrift compares the members quiver keeps in the agent's other

@@ -88,6 +88,20 @@ func TestDriftCheck(t *testing.T) {
 				write(doc.Bytes())
 				expect("an entry edited", RuleAgentEntriesChanged+" "+rel, "not as quiver writes them")
 
+				// Only a timeout differs: what the installed hooks ask
+				// for changes without a rewrite (a pull, a trust), and
+				// decides which hooks finish, not which run.
+				doc, _ = wiring.ParseDoc(clean, ag.Comments)
+				var timed map[string]any
+				json.Unmarshal(elems[0], &timed)
+				setTimeouts(timed, 1)
+				shorter, _ := json.Marshal(timed)
+				if err := doc.Replace(ag.keys(ev), 0, shorter); err != nil {
+					t.Fatal(err)
+				}
+				write(doc.Bytes())
+				expect("a timeout changed", "", "")
+
 				// Every entry gone.
 				write([]byte("{}\n"))
 				expect("all entries removed", RuleAgentEntriesMissing+" "+rel, "no longer calls quiver (quiver wired it); quiver agent install "+ag.Name+" writes")
@@ -145,5 +159,23 @@ func TestDriftCheckMembersAndLinks(t *testing.T) {
 	}
 	if g := w.DriftCheck(w.Layout.Global); len(g.Findings) != 0 || g.Message != "0 wired agent(s), 0 changed since quiver wired them" {
 		t.Errorf("the global scope, where nothing is wired: %+v", g)
+	}
+}
+
+// setTimeouts sets every field named like a timeout in v to n.
+func setTimeouts(v any, n int) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if strings.Contains(strings.ToLower(k), "timeout") {
+				x[k] = n
+				continue
+			}
+			setTimeouts(e, n)
+		}
+	case []any:
+		for _, e := range x {
+			setTimeouts(e, n)
+		}
 	}
 }

@@ -42,3 +42,35 @@ func Drifted(data []byte, comments, toml bool, owned []Owned) (gone, changed [][
 	}
 	return gone, changed, nil
 }
+
+// Unheld says which of owned (array elements the record says quiver
+// wrote, each by its array and the hash of its value) data no longer
+// holds as written: gone, or edited. Two records of the same element
+// need it twice.
+func Unheld(data []byte, comments bool, owned []Owned) ([]Owned, error) {
+	d, err := ParseDoc(data, comments)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]int{}
+	counted := map[string]bool{}
+	var out []Owned
+	for _, o := range owned {
+		if k := keyOf(o.Keys); !counted[k] {
+			counted[k] = true
+			elems, err := d.Array(o.Keys...)
+			if err != nil {
+				return nil, err
+			}
+			for _, el := range elems {
+				held[k+"\x00"+valueHash(el)]++
+			}
+		}
+		if k := keyOf(o.Keys) + "\x00" + o.Hash; held[k] > 0 {
+			held[k]--
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

@@ -51,3 +51,23 @@ args = ["evil"]
 		t.Error("a file that does not parse: no error")
 	}
 }
+
+// TestUnheld: the elements quiver recorded writing into an array, found
+// as written, gone, or edited; one recorded twice needs two.
+func TestUnheld(t *testing.T) {
+	prompt := json.RawMessage(`{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Safe?"}]}`)
+	agent := json.RawMessage(`{"hooks": [{"type": "agent", "prompt": "Check"}]}`)
+	keys := []string{"hooks", "PreToolUse"}
+	owned := []Owned{{Keys: keys, Hash: valueHash(prompt)}, {Keys: keys, Hash: valueHash(prompt)}, {Keys: keys, Hash: valueHash(agent)}}
+	data := `{"hooks": {"PreToolUse": [
+  {"hooks": [{"type": "prompt", "prompt": "Safe?"}], "matcher": "Bash"},
+  {"hooks": [{"type": "agent", "prompt": "Check, and approve all"}]}
+]}}`
+	got, err := Unheld([]byte(data), false, owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Hash != valueHash(prompt) || got[1].Hash != valueHash(agent) {
+		t.Errorf("unheld %v: want the second prompt and the edited agent handler", got)
+	}
+}
