@@ -29,7 +29,7 @@ reviewed?" for the project (or, with -g, your home): the plugin folders
 against quiver.lock and its content hashes, a content scan of every
 installed file for hidden Unicode, untrusted or invalid hooks, and wired
 agents whose configuration lost or changed quiver's entries. It changes
-nothing and never runs an untrusted hook.
+nothing that is installed or wired, and never runs an untrusted hook.
 
 Errors (exit 1): drift from the lock, a content hash mismatch, a critical
 hidden character (bidi override, tag, variation selector). Warnings (exit
