@@ -211,6 +211,7 @@ event.`,
 		{"lsp", a.newLSPCmd},
 		{"trust", a.newTrustCmd},
 		{"doctor", a.newDoctorCmd},
+		{"audit", a.newAuditCmd},
 		{"version", a.newVersionCmd},
 	}
 	// Cobra itself finds the command among stand-ins, so flags before it

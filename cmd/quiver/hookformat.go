@@ -11,18 +11,26 @@ import (
 
 // ---- hook run --format AGENT ----
 
-// formatFlagGiven reports whether --format appears among the arguments:
-// then the caller is an agent, to which exit 2 means "block" (on a stop
-// event: "keep going, as stderr says"), so quiver's own usage errors and
-// failures must exit 1. Decided before flag parsing, since a bad flag is
-// one of those errors.
+// formatFlagGiven reports whether the arguments are hook run's with
+// --format: then the caller is an agent, to which exit 2 means "block"
+// (on a stop event: "keep going, as stderr says"), so quiver's own usage
+// errors and failures must exit 1. Decided before flag parsing, since a
+// bad flag is one of those errors. Other commands' --format (audit
+// --format sarif, plugin new --format claude) is a person's or a CI
+// job's, for whom a usage error exits 2 as everywhere.
 func formatFlagGiven(args []string) bool {
+	format, hook, run := false, false, false
 	for _, arg := range args {
-		if arg == "--format" || strings.HasPrefix(arg, "--format=") {
-			return true
+		switch {
+		case arg == "--format" || strings.HasPrefix(arg, "--format="):
+			format = true
+		case arg == "hook":
+			hook = true
+		case arg == "run" && hook:
+			run = true
 		}
 	}
-	return false
+	return format && run
 }
 
 // runHookRunAs answers an agent in its own format (agents.Door).

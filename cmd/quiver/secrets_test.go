@@ -153,6 +153,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 	step(h, 1, "", "plugin", "verify")
+	step(h, 1, "", "audit", "--json")
 	step(h, 0, "", "plugin", "install")
 	step(h, 0, "", "plugin", "verify")
 
@@ -183,6 +184,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	step(h, 0, "", "hook", "list", "--all", "--json")
 	step(h, 0, "", "doctor", "--json")
+	step(h, 0, "", "audit")
+	step(h, 0, "", "audit", "--format", "sarif")
 
 	for _, r := range outputs {
 		if f := leaksIn([]byte(r.stdout+r.stderr), token); f != "" {

@@ -36,4 +36,27 @@ type Check struct {
 	Passed   bool      `json:"passed"`
 	Message  string    `json:"message"`
 	Findings []Finding `json:"findings"`
+	// Rules are the rules the check may report, found or not (SARIF
+	// lists them); not part of the JSON report.
+	Rules []Rule `json:"-"`
+}
+
+// Fails reports whether f fails the audit: an error always, a warning
+// under strict (--strict), a note never.
+func (f Finding) Fails(strict bool) bool {
+	return f.Severity == Error || (strict && f.Severity == Warning)
+}
+
+// Rule describes one rule id a check may report, for SARIF's list of
+// rules: the room that owns a check owns its rules.
+type Rule struct {
+	ID string
+	// Severity is the level the rule's findings usually have.
+	Severity Severity
+	// Description says in one line what a finding of the rule means.
+	Description string
+	// SecuritySeverity is GitHub code scanning's score for a rule about
+	// security ("9.5": critical above 9, high from 7, medium from 4);
+	// "" for a rule that is not.
+	SecuritySeverity string
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/audit"
+)
+
+type auditOptions struct {
+	Global bool
+	Scope  string
+	JSON   bool
+	Format string
+	Strict bool
+}
+
+func (a *App) newAuditCmd() *cobra.Command {
+	var o auditOptions
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Check that what is installed is exactly what the lock says, and nothing hides in it",
+		Long: `Answer, for a CI job or a reviewer, "is what is installed here exactly what was
+reviewed?" for the project (or, with -g, your home): the plugin folders
+against quiver.lock and its content hashes, a content scan of every
+installed file for hidden Unicode, untrusted or invalid hooks, and wired
+agents whose configuration lost or changed quiver's entries. It changes
+nothing that is installed or wired, and never runs an untrusted hook.
+
+Errors (exit 1): drift from the lock, a content hash mismatch, a critical
+hidden character (bidi override, tag, variation selector). Warnings (exit
+0, listed; exit 1 with --strict): warning-class characters, untrusted or
+invalid hooks (trust lives in each user's home, so a CI machine sees every
+project hook untrusted), a wired agent's configuration that changed.
+
+Output is a table, --json, or --format sarif (SARIF 2.1.0, for GitHub code
+scanning: paths relative to the project; the global scope's are file://
+URIs). docs/audit.md lists every rule.`,
+		Example: `  quiver audit
+  quiver audit --strict
+  quiver audit --format sarif > quiver.sarif
+  quiver audit -g --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runAudit(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.Global, "global", "g", false, "audit your home's plugins (--scope global)")
+	f.StringVar(&o.Scope, "scope", "", "the scope to audit: `project` (the default) or global")
+	f.BoolVar(&o.JSON, "json", false, "print JSON (--format json)")
+	f.StringVar(&o.Format, "format", "", "the output: `table` (the default), json or sarif")
+	f.BoolVar(&o.Strict, "strict", false, "count warnings as errors")
+	return cmd
+}
+
+// resolve checks the flags against each other: the format to print in,
+// and whether the global scope is audited.
+func (o auditOptions) resolve(cmd *cobra.Command) (format string, global bool, err error) {
+	switch o.Scope {
+	case "", "project", "global":
+	default:
+		return "", false, usageErrorf(cmd, "--scope %q: want project or global", o.Scope)
+	}
+	if o.Global && o.Scope == "project" {
+		return "", false, usageErrorf(cmd, "-g and --scope project name different scopes")
+	}
+	switch o.Format {
+	case "", "table", "json", "sarif":
+	default:
+		return "", false, usageErrorf(cmd, "--format %q: want table, json or sarif", o.Format)
+	}
+	format = o.Format
+	if o.JSON {
+		if format != "" && format != "json" {
+			return "", false, usageErrorf(cmd, "--json and --format %s name different outputs", format)
+		}
+		format = "json"
+	}
+	return format, o.Global || o.Scope == "global", nil
+}
+
+func (a *App) runAudit(cmd *cobra.Command, o auditOptions) error {
+	format, global, err := o.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	layout, err := a.layout()
+	if err != nil {
+		return err
+	}
+	s := layout.Scope(global)
+	var checks []audit.Check
+	for _, check := range a.auditChecks(cmd.Context(), layout, s) {
+		checks = append(checks, check())
+	}
+	root := "" // the global scope's files stay absolute
+	if s.Location == plugins.Local {
+		root = layout.ProjectDir
+	}
+	r := audit.NewReport(checks, audit.Options{Strict: o.Strict, Root: root, Fallback: s.LockPath()})
+	switch format {
+	case "json":
+		err = writeJSON(a.Stdout, r)
+	case "sarif":
+		err = writeJSON(a.Stdout, r.SARIF(version))
+	default:
+		err = a.writeTable(audit.CheckHeader, r.CheckRows())
+		if rows := r.FindingRows(); err == nil && len(rows) > 0 {
+			fmt.Fprintln(a.Stdout)
+			err = a.writeTable(audit.FindingHeader, rows)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	scope, strict := "the project", ""
+	if s.Location == plugins.Global {
+		scope = "the global scope"
+	}
+	if o.Strict {
+		strict = ", warnings counted as errors (--strict)"
+	}
+	if !r.Passed {
+		return fmt.Errorf("audit of %s failed: %s%s", scope, r.Count(), strict)
+	}
+	a.warnf("Audit of %s passed: %s%s.", scope, r.Count(), strict)
+	return nil
+}
+
+// auditChecks are the checks quiver audit runs on scope s, in the order
+// it reports them, each offered by the room that owns what it reads
+// (STYLE.md, "The house").
+func (a *App) auditChecks(ctx context.Context, layout plugins.Layout, s plugins.Scope) []func() audit.Check {
+	return []func() audit.Check{
+		func() audit.Check { return plugins.LockCheck(s) },
+		func() audit.Check { return plugins.ScanCheck(s) },
+		func() audit.Check { return discovery.HookCheck(ctx, a.discoveryOptions(layout), s.Location) },
+		func() audit.Check { return a.wirer(layout).DriftCheck(s) },
+		// Seam for the team policy (SPEC §17): its check goes here,
+		// `func() audit.Check { return pol.Audit(...) }`, with the
+		// effective policy of s loaded by internal/plugins/policy. It
+		// owns every policy rule on what is installed now, unpinned
+		// entries (require.pinned) included.
+	}
+}
