@@ -191,7 +191,7 @@ mcp: {transports: [stdio, http]}
 		got[key{f.Rule, f.File, f.Line, f.Severity}] = f.Message
 	}
 	for k, msg := range map[key]string{
-		{RuleUnknownField, "/project.yaml", 1, audit.Warning}:                                        "unknown field bogus",
+		{RuleUnknownField, "/project.yaml", 1, audit.Warning}:                           "unknown field bogus",
 		{RuleSourceDenied, ".quiver/quiver.lock", 11, audit.Error}:                      "github.com/evil/x is denied by github.com/evil/**",
 		{RuleUnpinned, ".quiver/quiver.lock", 11, audit.Error}:                          "plugin evil/x tracks branch main",
 		{RuleRefUnchecked, ".quiver/quiver.lock", 7, audit.Warning}:                     "cannot tell whether release is a tag or a branch",
