@@ -329,16 +329,22 @@ func (p *Policy) partViolations(n plugins.Name, root string) []violation {
 	if !p.partRules() {
 		return nil
 	}
+	return append(p.hookViolations("plugin "+n.String(), root), p.mcpViolations(n, root)...)
+}
+
+// hookViolations checks the hooks of the folder root (a plugin, or a
+// scope's standalone hooks), what naming it in messages.
+func (p *Policy) hookViolations(what, root string) []violation {
 	var out []violation
 	hs, problems := handlers(root)
 	for _, f := range p.Files {
 		if types := f.Hooks.HandlerTypes; types != nil {
 			for _, pr := range problems {
-				out = append(out, refuse(RuleHookTypeDenied, f, "hooks.handler_types", "plugin %s: %s cannot be checked against hooks.handler_types", n, pr))
+				out = append(out, refuse(RuleHookTypeDenied, f, "hooks.handler_types", "%s: %s cannot be checked against hooks.handler_types", what, pr))
 			}
 			for _, h := range hs {
 				if !slices.Contains(types, h.typ) {
-					v := refuse(RuleHookTypeDenied, f, "hooks.handler_types", "plugin %s: handler %s is of type %s, not allowed by hooks.handler_types (%s)", n, h.name, h.typ, listed(types))
+					v := refuse(RuleHookTypeDenied, f, "hooks.handler_types", "%s: handler %s is of type %s, not allowed by hooks.handler_types (%s)", what, h.name, h.typ, listed(types))
 					v.in = h.file
 					out = append(out, v)
 				}
@@ -347,13 +353,19 @@ func (p *Policy) partViolations(n plugins.Name, root string) []violation {
 		if urls := f.Hooks.HTTPURLs; urls != nil {
 			for _, h := range hs {
 				if h.typ == "http" && !slices.ContainsFunc(urls, func(pat string) bool { return MatchText(pat, h.url) }) {
-					v := refuse(RuleHookURLDenied, f, "hooks.http_urls", "plugin %s: http handler %s posts to %s, not allowed by hooks.http_urls (%s)", n, h.name, safefs.Visible(h.url), listed(urls))
+					v := refuse(RuleHookURLDenied, f, "hooks.http_urls", "%s: http handler %s posts to %s, not allowed by hooks.http_urls (%s)", what, h.name, safefs.Visible(h.url), listed(urls))
 					v.in = h.file
 					out = append(out, v)
 				}
 			}
 		}
 	}
+	return out
+}
+
+// mcpViolations checks the MCP servers of plugin n at root.
+func (p *Policy) mcpViolations(n plugins.Name, root string) []violation {
+	var out []violation
 	ss, problems := servers(n, root)
 	for _, f := range p.Files {
 		if allow := f.MCP.Allow; allow != nil {
@@ -434,8 +446,8 @@ type found struct {
 }
 
 // installedViolations checks what scope s has installed now: each locked
-// plugin (source, marketplace claim, pin, hooks, MCP servers) and each
-// locked marketplace (source, pin).
+// plugin (source, marketplace claim, pin, hooks, MCP servers), the
+// scope's standalone hooks, and each locked marketplace (source, pin).
 func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask RefAsker) (found, error) {
 	var out found
 	lock, err := plugins.ReadLock(s.LockPath())
@@ -470,6 +482,10 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 		if _, err := os.Lstat(s.PluginDir(n)); err == nil {
 			add("plugins/"+k, p.partViolations(n, root)...)
 		}
+	}
+	if p.partRules() {
+		// The scope's own hooks (.quiver/hooks), which no lock entry names.
+		add("", p.hookViolations("the hooks of "+s.Root, s.Root)...)
 	}
 	for _, name := range sortedKeys(lock.Marketplaces) {
 		e := lock.Marketplaces[name]

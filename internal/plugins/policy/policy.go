@@ -117,8 +117,11 @@ func New(layout plugins.Layout, files ...*File) *Policy {
 
 // Scope is the policy as it applies to one scope's commands: the
 // machine's and the user's files only for the user's scope (-g), all
-// three for the project's.
+// three for the project's. The nil policy's view is nil.
 func (p *Policy) Scope(global bool) *Policy {
+	if p == nil {
+		return nil
+	}
 	v := *p
 	v.global = global
 	if global {
