@@ -293,6 +293,9 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 	staged.HiddenUnicode = in.scanMode(req.HiddenUnicode)
 	stage := in.tempPath(".stage-", req.Name)
 	entry, fetched, found, err := in.stage(ctx, staged, stage)
+	if hu := (*HiddenUnicodeError)(nil); errors.As(err, &hu) && req.HiddenUnicode != scan.Block {
+		hu.Policy = true // asked to let it in, and the policy said no
+	}
 	if err == nil && req.FolderName {
 		exists, err = in.renameFromFolder(req, &stage, exists)
 	}
