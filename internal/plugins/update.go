@@ -361,9 +361,12 @@ type SyncOptions struct {
 func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, err error) {
 	// A frozen lock (the policy's require.lock) is what is installed,
 	// exactly, like npm ci: plugins it does not name go.
+	// A policy that cannot be read refuses everything (fail closed).
 	var frozen *Refusal
-	if errors.As(in.frozen(), &frozen) {
+	if err := in.frozen(); errors.As(err, &frozen) {
 		o.Prune = true
+	} else if err != nil {
+		return nil, err
 	}
 	end, err := in.begin(ctx)
 	if err != nil {
