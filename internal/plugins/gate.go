@@ -66,7 +66,7 @@ func (f *Fetcher) Rewrite(url string) string { return f.Rewrites.Apply(url) }
 // candidate describes spec for the gate; ref is what the lock records.
 // Its Kind asks the remote at most once, and not at all once known (a
 // full SHA, the default branch, or what the fetch found: known).
-func (in *Installer) candidate(ctx context.Context, spec Spec, ref string) (Candidate, *RefKind) {
+func (in *Installer) candidate(spec Spec, ref string) (Candidate, *RefKind) {
 	c := Candidate{Scope: in.Scope, Source: spec.Source(), Path: spec.Subdir, Ref: ref, Local: spec.IsLocal()}
 	c.Fetched = c.Source
 	known := new(RefKind)
@@ -85,7 +85,7 @@ func (in *Installer) candidate(ctx context.Context, spec Spec, ref string) (Cand
 	source := spec.URL
 	var mu sync.Mutex
 	var err error
-	c.Kind = func(context.Context) (RefKind, error) {
+	c.Kind = func(ctx context.Context) (RefKind, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if *known == "" && err == nil {

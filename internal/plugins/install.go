@@ -281,7 +281,7 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 	if req.lockRef != nil {
 		ref = *req.lockRef
 	}
-	c, known := in.candidate(ctx, req.Spec, ref)
+	c, known := in.candidate(req.Spec, ref)
 	c.Name, c.Market, c.Link = req.Name, req.Marketplace, req.Link
 	if in.Policy != nil {
 		// Matched before anything is downloaded (SPEC §17).

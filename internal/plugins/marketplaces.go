@@ -61,7 +61,7 @@ func (in *Installer) marketplaceTemp(kind, name string) string {
 // fetch. The policy is asked before the fetch and before the staged
 // folder is returned.
 func (in *Installer) stageMarketplace(ctx context.Context, spec Spec, ref, known string, nameOf MarketplaceNamer) (string, string, MarketplaceEntry, error) {
-	c, kind := in.candidate(ctx, spec, ref)
+	c, kind := in.candidate(spec, ref)
 	c.IsMarketplace, c.Market = true, known
 	if in.Policy != nil {
 		if err := in.Policy.CheckSource(ctx, c); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
@@ -35,9 +34,15 @@ const CheckName = "policy"
 // to projectRoot; "" for projectRoot (the global scope) keeps paths
 // absolute. ask says what a ref is when neither a full commit SHA nor
 // the user's records (kept at install and update) tell; nil asks no one,
-// and such a ref is a warning.
+// and such a ref is a warning. The nil policy passes.
+//
+// The policy to audit scope s is Load(layout, getenv).Scope(global).
 func (p *Policy) Audit(ctx context.Context, s plugins.Scope, projectRoot string, ask RefAsker) audit.Check {
 	c := audit.Check{Name: CheckName, Passed: true, Findings: []audit.Finding{}}
+	if p == nil {
+		c.Message = "no policy file applies"
+		return c
+	}
 	rel := func(path string) string {
 		if projectRoot == "" || path == "" {
 			return path
@@ -125,9 +130,6 @@ func lockLines(path string) map[string]int {
 	out := map[string]int{}
 	data, err := safefs.ReadFile(path, safefs.MaxMeta)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return out
-		}
 		return out
 	}
 	var doc yaml.Node
