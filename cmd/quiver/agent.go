@@ -67,6 +67,7 @@ func (a *App) wirer(layout plugins.Layout) *agents.Wirer {
 		Docs:   agents.ActiveDocs(a.discoveryOptions(layout)),
 		Warn:   func(msg string) { a.warnf("%s", msg) },
 		Getenv: a.Getenv,
+		Policy: a.policy(layout),
 		OnWait: func(root string) {
 			fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish wiring agents in %s...\n", root)
 		},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/policy"
 )
 
 // App carries what commands need from the outside world, so tests can swap
@@ -49,6 +50,8 @@ type App struct {
 	// collect`, set by main); nil in tests that run commands in-process,
 	// which then wait for them.
 	owner *async.Owner
+	// teamPolicy is the policy files, read once (policy.go).
+	teamPolicy *policy.Policy
 }
 
 func newApp() *App {
@@ -210,6 +213,7 @@ event.`,
 		{"mcp", a.newMCPCmd},
 		{"lsp", a.newLSPCmd},
 		{"trust", a.newTrustCmd},
+		{"policy", a.newPolicyCmd},
 		{"doctor", a.newDoctorCmd},
 		{"audit", a.newAuditCmd},
 		{"version", a.newVersionCmd},

@@ -35,6 +35,7 @@ func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
 	in.OnRecover = func(msg string) { a.warnf("quiver: %s", msg) }
 	in.OnScan = a.printScan
 	in.Fetcher, in.GitBase = a.fetcher(), a.Getenv("QUIVER_GIT_BASE")
+	in.Policy = a.policy(layout).Scope(global)
 	return in
 }
 

@@ -41,7 +41,7 @@ func (a *App) runTrust(o trustOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := discovery.Decide(layout, o.Revoke, discovery.AgentSession(a.Getenv))
+	d, err := discovery.Decide(layout, o.Revoke, discovery.AgentSession(a.Getenv), a.policy(layout))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/policy"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -27,8 +28,9 @@ type Decided struct {
 // trust them as they are now, or, with revoke, forget the record. agent
 // is AgentSession's answer: trusting is a person's decision, refused
 // inside an agent's session (revoking is not). The home scope has no
-// project hooks to decide about.
-func Decide(l plugins.Layout, revoke bool, agent string) (Decided, error) {
+// project hooks to decide about. pol, when not nil, is the team's policy:
+// what the project has installed must keep it to be trusted (SPEC §17).
+func Decide(l plugins.Layout, revoke bool, agent string, pol *policy.Policy) (Decided, error) {
 	var d Decided
 	if l.Local == nil {
 		return d, fmt.Errorf("%s is your home scope, whose hooks are always trusted; run quiver trust inside a project", l.ProjectDir)
@@ -43,6 +45,9 @@ func Decide(l plugins.Layout, revoke bool, agent string) (Decided, error) {
 	}
 	if agent != "" {
 		return d, fmt.Errorf("quiver trust records a person's decision, and this runs inside an agent's session (%s is set): run it yourself, in a terminal", agent)
+	}
+	if err := pol.Scope(false).CheckInstalled(*l.Local); err != nil {
+		return d, fmt.Errorf("not trusting %s: %w", l.ProjectDir, err)
 	}
 	// What the person is about to accept, named before it is.
 	if pre, err := ProjectTrust(l, false); err == nil {

@@ -125,6 +125,9 @@ type Fetched struct {
 	Commit string
 	// Link reports a --link install: the staging entry is a symlink.
 	Link bool
+	// Kind is what the requested ref turned out to be (a git fetch's
+	// answer; "" for folders).
+	Kind RefKind
 }
 
 // Fetcher fetches plugin sources into staging folders.
@@ -437,7 +440,7 @@ func (f *Fetcher) fetchGit(ctx context.Context, rawURL, ref, dst, sparse string)
 		msg := strings.ReplaceAll(err.Error(), dst+string(filepath.Separator), "")
 		return Fetched{}, fmt.Errorf("check out %s: %s", t.commit, msg)
 	}
-	return Fetched{Commit: t.commit.String()}, nil
+	return Fetched{Commit: t.commit.String(), Kind: t.kind}, nil
 }
 
 // chooseTarget maps a requested ref onto the advertised refs: no ref is the

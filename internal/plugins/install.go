@@ -78,6 +78,9 @@ type Installer struct {
 	// OnScan hears what the content scan found in each plugin put in
 	// place (warnings, and critical findings let in), after it is.
 	OnScan func(ScanReport)
+	// Policy is asked at every door before anything is written (SPEC
+	// §17); nil allows everything.
+	Policy Gate
 }
 
 // NewInstaller is the Installer of l's scope global (Layout.Scope), which
@@ -110,6 +113,11 @@ type AddRequest struct {
 	// (SPEC §17): the zero value refuses the plugin; the policy's
 	// scan.hidden_unicode and --allow-hidden-unicode set it.
 	HiddenUnicode scan.Mode
+
+	// lockRef, when set, is the ref the lock records where the spec
+	// fetches another (plugin install fetches the locked commit): the
+	// policy's require.pinned judges the recorded one.
+	lockRef *string
 }
 
 // begin takes the scope lock and repairs what an interrupted command left.
@@ -173,6 +181,9 @@ func missing(paths ...string) []string {
 // beside its final place, validated and hashed there, then swapped in; the
 // lock file is written last. Any failure before the swap leaves nothing.
 func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err error) {
+	if err := in.frozen(); err != nil {
+		return Plugin{}, err
+	}
 	end, err := in.begin(ctx)
 	if err != nil {
 		return Plugin{}, err
@@ -215,9 +226,11 @@ func (in *Installer) AddAll(ctx context.Context, reqs []AddRequest, report func(
 	var failed error
 	for _, r := range reqs {
 		p, err := in.Add(ctx, r)
+		var refused *Refusal
 		if errors.Is(err, ErrAlreadyInstalled) {
 			err = fmt.Errorf("plugin %s is already installed %s; use --force to replace it", r.Name, in.Scope.Location.Where())
-		} else if err != nil {
+		} else if err != nil && (len(reqs) > 1 || !errors.As(err, &refused)) {
+			// A policy's refusal names what it refused.
 			err = fmt.Errorf("add %s: %w", r.Name, err)
 		}
 		report(p, err)
@@ -264,10 +277,38 @@ func (in *Installer) renameFromFolder(req *AddRequest, stage *string, exists boo
 // failure before the swap leaves nothing behind; after it, the journal
 // lets the next command finish.
 func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exists bool, adjust func(*LockEntry) error) (LockEntry, error) {
+	ref := req.Spec.Ref
+	if req.lockRef != nil {
+		ref = *req.lockRef
+	}
+	c, known := in.candidate(req.Spec, ref)
+	c.Name, c.Market, c.Link = req.Name, req.Marketplace, req.Link
+	if in.Policy != nil {
+		// Matched before anything is downloaded (SPEC §17).
+		if err := in.Policy.CheckSource(ctx, c); err != nil {
+			return LockEntry{}, err
+		}
+	}
+	staged := *req
+	staged.HiddenUnicode = in.scanMode(req.HiddenUnicode)
 	stage := in.tempPath(".stage-", req.Name)
-	entry, found, err := in.stage(ctx, *req, stage)
+	entry, fetched, found, err := in.stage(ctx, staged, stage)
+	if hu := (*HiddenUnicodeError)(nil); errors.As(err, &hu) && req.HiddenUnicode != scan.Block {
+		hu.Policy = true // asked to let it in, and the policy said no
+	}
 	if err == nil && req.FolderName {
 		exists, err = in.renameFromFolder(req, &stage, exists)
+	}
+	if err == nil && in.Policy != nil {
+		if *known == "" && ref == req.Spec.Ref {
+			*known = fetched.Kind // the fetch asked the remote already
+		}
+		c.Name = req.Name
+		root := stage
+		if entry.Link {
+			root = req.Spec.Path
+		}
+		err = in.Policy.CheckStaged(ctx, c, root)
 	}
 	if err == nil && adjust != nil {
 		err = adjust(&entry)
@@ -299,15 +340,20 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 		writeGitignore(in.Scope.Root)
 	}
 	in.recordScan(req.Name, entry, found)
+	if *known != "" && !c.Local {
+		// What the remote said, for audit (best effort: the plugin is
+		// installed either way).
+		RecordRefKind(in.Scope, c.Source, ref, *known)
+	}
 	return entry, nil
 }
 
 // stage fetches, validates and scans the plugin at path stage and returns
 // its lock entry and what the content scan found.
-func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (LockEntry, []scan.Finding, error) {
-	entry, err := in.fetchStage(ctx, req, stage)
+func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (LockEntry, Fetched, []scan.Finding, error) {
+	entry, fetched, err := in.fetchStage(ctx, req, stage)
 	if err != nil {
-		return LockEntry{}, nil, err
+		return LockEntry{}, fetched, nil, err
 	}
 	root := stage
 	if entry.Link {
@@ -316,17 +362,17 @@ func (in *Installer) stage(ctx context.Context, req AddRequest, stage string) (L
 	// Scanned while staged: a refusal leaves the scope as it was.
 	found, err := scanPlugin(root, req.HiddenUnicode)
 	if err != nil {
-		return LockEntry{}, nil, err
+		return LockEntry{}, fetched, nil, err
 	}
-	return entry, found, nil
+	return entry, fetched, found, nil
 }
 
 // fetchStage fetches and validates the plugin at path stage and returns its
 // lock entry.
-func (in *Installer) fetchStage(ctx context.Context, req AddRequest, stage string) (LockEntry, error) {
+func (in *Installer) fetchStage(ctx context.Context, req AddRequest, stage string) (LockEntry, Fetched, error) {
 	fetched, err := in.Fetcher.Fetch(ctx, req.Spec, req.Link, stage)
 	if err != nil {
-		return LockEntry{}, err
+		return LockEntry{}, fetched, err
 	}
 	checkRoot := stage
 	if fetched.Link {
@@ -334,40 +380,40 @@ func (in *Installer) fetchStage(ctx context.Context, req AddRequest, stage strin
 	}
 	if req.EntryManifest != "" {
 		if fetched.Link {
-			return LockEntry{}, fmt.Errorf("%w: a marketplace entry's manifest cannot be written into a linked folder", ErrInvalidSpec)
+			return LockEntry{}, fetched, fmt.Errorf("%w: a marketplace entry's manifest cannot be written into a linked folder", ErrInvalidSpec)
 		}
 		if err := checkEntryManifest(req.EntryManifest); err != nil {
-			return LockEntry{}, err
+			return LockEntry{}, fetched, err
 		}
 		p := filepath.Join(stage, EntryManifestPath)
 		if err := os.RemoveAll(p); err != nil { // the repository's own, whatever it is
-			return LockEntry{}, err
+			return LockEntry{}, fetched, err
 		}
 		if err := os.WriteFile(p, []byte(req.EntryManifest+"\n"), 0o644); err != nil {
-			return LockEntry{}, err
+			return LockEntry{}, fetched, err
 		}
 	}
 	if err := CheckSymlinks(checkRoot); err != nil {
-		return LockEntry{}, err
+		return LockEntry{}, fetched, err
 	}
 	contents, err := ScanDir(stage)
 	if err != nil {
-		return LockEntry{}, err
+		return LockEntry{}, fetched, err
 	}
 	if contents.Empty() && ReadFolderParts(stage).Empty() {
 		// A plugin that carries only MCP or LSP servers, agents or
 		// output styles installs like any other (SPEC §2, §16).
-		return LockEntry{}, fmt.Errorf("%s is %w: it carries no hook, skill, recipe, command, agent, MCP or LSP server or output style", req.Spec.Shown(), ErrNotAPlugin)
+		return LockEntry{}, fetched, fmt.Errorf("%s is %w: it carries no hook, skill, recipe, command, agent, MCP or LSP server or output style", req.Spec.Shown(), ErrNotAPlugin)
 	}
 	entry := LockEntry{Source: req.Spec.Source(), Path: req.Spec.Subdir, Marketplace: req.Marketplace, Ref: req.Spec.Ref, Commit: fetched.Commit, Link: fetched.Link, Manifest: req.EntryManifest}
 	if !fetched.Link {
 		d, err := HashDir(stage)
 		if err != nil {
-			return LockEntry{}, err
+			return LockEntry{}, fetched, err
 		}
 		entry.Hash = d.Sum
 	}
-	return entry, nil
+	return entry, fetched, nil
 }
 
 // swapIn puts stage at final. A replace is one atomic exchange where the
@@ -413,6 +459,9 @@ func (in *Installer) Repair(ctx context.Context) error {
 // deleted. Every name is checked before anything changes.
 func (in *Installer) Remove(ctx context.Context, names []Name, keepData bool) error {
 	if err := in.checkInstalled(names); err != nil {
+		return err
+	}
+	if err := in.frozen(); err != nil {
 		return err
 	}
 	end, err := in.begin(ctx)

@@ -55,8 +55,19 @@ func (in *Installer) marketplaceTemp(kind, name string) string {
 }
 
 // stageMarketplace fetches spec into a staging folder without .git and
-// returns it, its name and its lock entry.
-func (in *Installer) stageMarketplace(ctx context.Context, spec Spec, nameOf MarketplaceNamer) (string, string, MarketplaceEntry, error) {
+// returns it, its name and its lock entry. ref is the ref the lock
+// records (spec's, but for plugin install, which fetches the locked
+// commit); known, the marketplace's name when it is known before the
+// fetch. The policy is asked before the fetch and before the staged
+// folder is returned.
+func (in *Installer) stageMarketplace(ctx context.Context, spec Spec, ref, known string, nameOf MarketplaceNamer) (string, string, MarketplaceEntry, error) {
+	c, kind := in.candidate(spec, ref)
+	c.IsMarketplace, c.Market = true, known
+	if in.Policy != nil {
+		if err := in.Policy.CheckSource(ctx, c); err != nil {
+			return "", "", MarketplaceEntry{}, err
+		}
+	}
 	if err := os.MkdirAll(in.Scope.MarketplacesDir(), 0o755); err != nil {
 		return "", "", MarketplaceEntry{}, err
 	}
@@ -75,6 +86,13 @@ func (in *Installer) stageMarketplace(ctx context.Context, spec Spec, nameOf Mar
 	if err == nil {
 		err = ValidMarketplaceName(name)
 	}
+	if err == nil && in.Policy != nil {
+		if *kind == "" && ref == spec.Ref {
+			*kind = fetched.Kind
+		}
+		c.Market = name
+		err = in.Policy.CheckStaged(ctx, c, stage)
+	}
 	entry := MarketplaceEntry{Source: spec.Source(), Ref: spec.Ref, Commit: fetched.Commit}
 	if err == nil {
 		var data []byte
@@ -87,12 +105,18 @@ func (in *Installer) stageMarketplace(ctx context.Context, spec Spec, nameOf Mar
 		os.RemoveAll(stage)
 		return "", "", MarketplaceEntry{}, err
 	}
+	if *kind != "" && !c.Local {
+		RecordRefKind(in.Scope, c.Source, ref, *kind) // for audit; best effort
+	}
 	return stage, name, entry, nil
 }
 
 // AddMarketplace fetches a marketplace and records it. With force, one
 // of the same name is replaced.
 func (in *Installer) AddMarketplace(ctx context.Context, spec Spec, nameOf MarketplaceNamer, force bool) (_ string, _ MarketplaceEntry, err error) {
+	if err := in.frozen(); err != nil {
+		return "", MarketplaceEntry{}, err
+	}
 	end, err := in.begin(ctx)
 	if err != nil {
 		return "", MarketplaceEntry{}, err
@@ -103,7 +127,7 @@ func (in *Installer) AddMarketplace(ctx context.Context, spec Spec, nameOf Marke
 			os.Remove(in.Scope.MarketplacesDir()) // only if this left it empty
 		}
 	}()
-	stage, name, entry, err := in.stageMarketplace(ctx, spec, nameOf)
+	stage, name, entry, err := in.stageMarketplace(ctx, spec, spec.Ref, "", nameOf)
 	if err != nil {
 		return "", MarketplaceEntry{}, err
 	}
@@ -164,6 +188,9 @@ func (in *Installer) putMarketplace(lock *Lock, name, stage string, entry Market
 // UpdateMarketplace moves marketplace name to the newest commit of its
 // ref (or the default branch); it returns the old and new commits.
 func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf MarketplaceNamer) (from, to string, err error) {
+	if err := in.frozen(); err != nil {
+		return "", "", err
+	}
 	end, err := in.begin(ctx)
 	if err != nil {
 		return "", "", err
@@ -186,7 +213,7 @@ func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf 
 		return "", "", fmt.Errorf("marketplace %s: source %q: %w", name, old.Source, err)
 	}
 	spec.Ref = old.Ref
-	stage, got, entry, err := in.stageMarketplace(ctx, spec, func(dir string) (string, error) {
+	stage, got, entry, err := in.stageMarketplace(ctx, spec, spec.Ref, name, func(dir string) (string, error) {
 		if _, err := nameOf(dir); err != nil {
 			return "", err
 		}
@@ -205,6 +232,9 @@ func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf 
 // RemoveMarketplace forgets a marketplace; the plugins installed from it
 // stay, with their own lock entries.
 func (in *Installer) RemoveMarketplace(ctx context.Context, name string) (err error) {
+	if err := in.frozen(); err != nil {
+		return err
+	}
 	end, err := in.begin(ctx)
 	if err != nil {
 		return err
@@ -398,7 +428,7 @@ func (in *Installer) syncMarketplaces(ctx context.Context, lock *Lock) []SyncRes
 				spec.Ref = want.Ref
 			}
 			var stage string
-			stage, _, _, err = in.stageMarketplace(ctx, spec, func(string) (string, error) { return name, nil })
+			stage, _, _, err = in.stageMarketplace(ctx, spec, want.Ref, name, func(string) (string, error) { return name, nil })
 			if err == nil {
 				// The stamp records the lock's entry, which stays as it is.
 				data, _ := json.Marshal(marketplaceStamp{Name: name, MarketplaceEntry: want})

@@ -17,6 +17,9 @@ import (
 // characters (SPEC §17); nothing was written.
 type HiddenUnicodeError struct {
 	Findings []scan.Finding
+	// Policy says the policy refused it though the command asked to let
+	// it in (a machine's scan.hidden_unicode: block).
+	Policy bool
 }
 
 func (e *HiddenUnicodeError) Error() string {
@@ -32,7 +35,11 @@ func (e *HiddenUnicodeError) Error() string {
 	if len(e.Findings) > show {
 		fmt.Fprintf(&b, "; and %d more", len(e.Findings)-show)
 	}
-	b.WriteString("; refused (install it anyway with --allow-hidden-unicode)")
+	if e.Policy {
+		b.WriteString("; refused: the policy's scan.hidden_unicode is block, which --allow-hidden-unicode cannot lower (see quiver policy show)")
+	} else {
+		b.WriteString("; refused (install it anyway with --allow-hidden-unicode)")
+	}
 	return b.String()
 }
 

@@ -100,6 +100,8 @@ func (in *Installer) Update(ctx context.Context, names []Name, o UpdateOptions) 
 	var end func(bool)
 	if o.DryRun {
 		end = func(bool) {}
+	} else if err := in.frozen(); err != nil {
+		return nil, err
 	} else if end, err = in.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -357,6 +359,15 @@ type SyncOptions struct {
 // unless o.Prune. One entry's failure does not stop the others. The lock
 // file is not changed.
 func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, err error) {
+	// A frozen lock (the policy's require.lock) is what is installed,
+	// exactly, like npm ci: plugins it does not name go.
+	// A policy that cannot be read refuses everything (fail closed).
+	var frozen *Refusal
+	if err := in.frozen(); errors.As(err, &frozen) {
+		o.Prune = true
+	} else if err != nil {
+		return nil, err
+	}
 	end, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -369,11 +380,15 @@ func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, e
 	if err != nil {
 		return nil, err
 	}
+	// Marketplaces first: a plugin whose policy rule names its
+	// marketplace (marketplace:SOURCE) is checked against the
+	// marketplace at its locked commit.
+	markets := in.syncMarketplaces(ctx, lock)
 	for _, k := range lock.Names() {
 		n, _ := ParseName(k)
 		out = append(out, in.syncOne(ctx, lock, n, o.HiddenUnicode))
 	}
-	out = append(out, in.syncMarketplaces(ctx, lock)...)
+	out = append(out, markets...)
 	entries, err := os.ReadDir(in.Scope.PluginsDir())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return out, err
@@ -416,7 +431,7 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name, mode scan.
 		r.Status, r.Err = "failed", err
 		return r
 	}
-	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link, Marketplace: want.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: mode}, exists, func(got *LockEntry) error {
+	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link, Marketplace: want.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: mode, lockRef: &want.Ref}, exists, func(got *LockEntry) error {
 		if !want.Link && got.Hash != want.Hash {
 			return fmt.Errorf("%w: %s at %s hashes to %s, the lock says %s", ErrHashMismatch, want.Source, shortOr(want.Commit, "the folder"), ShortHash(got.Hash), ShortHash(want.Hash))
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/plugins/policy"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -134,6 +135,19 @@ type Wirer struct {
 	// Getenv reads the environment agents see (CODEX_HOME moves Codex's
 	// folder); nil reads none.
 	Getenv func(string) string
+	// Policy is the team's policy (SPEC §17): what is installed in a
+	// scope must keep it before quiver wires that scope's agents. nil
+	// checks nothing.
+	Policy *policy.Policy
+}
+
+// checkPolicy refuses to wire scope s while what it has installed breaks
+// the policy (policy.CheckInstalled), before anything is written.
+func (w *Wirer) checkPolicy(s plugins.Scope) error {
+	if w.Policy == nil {
+		return nil
+	}
+	return w.Policy.Scope(s.Location == plugins.Global).CheckInstalled(s)
 }
 
 // Gate is what the agent of site waits on before it uses what quiver
@@ -365,6 +379,9 @@ type Installed struct {
 // synced. A configuration that does not parse is an error, untouched.
 func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Installed, error) {
 	ag := site.Agent
+	if err := w.checkPolicy(site.Scope); err != nil {
+		return Installed{}, err
+	}
 	if !o.DryRun {
 		unlock, err := w.lock(ctx, site)
 		if err != nil {
@@ -725,6 +742,12 @@ func (w *Wirer) Sync(ctx context.Context) error {
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if len(rec.Names()) > 0 {
+			if err := w.checkPolicy(s); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 		}
 		changed := false
 		for _, name := range rec.Names() {

@@ -1,0 +1,101 @@
+package policy
+
+import "strings"
+
+// marketplacePrefix starts a pattern (and a form of a plugin's source)
+// that names the marketplace an entry came from: marketplace:SOURCE, with
+// the marketplace's normalised source, never the name it was added under.
+const marketplacePrefix = "marketplace:"
+
+// Match reports whether a pattern of sources or marketplaces matches a
+// normalised source (plugins.NormalSource, or marketplace:SOURCE), in any
+// letter case. Both are split at "/": a pattern segment "**" matches any
+// number of segments, none included; "*" within a segment matches any
+// text of that one segment ("github.com/acme/*", "127.0.0.1:*/acme/x",
+// "github.com/acme/tools-*"). Every other character matches itself.
+func Match(pattern, source string) bool {
+	ps := collapse(strings.Split(strings.ToLower(pattern), "/"))
+	ss := strings.Split(strings.ToLower(source), "/")
+	// ok[j] says whether ps[i:] matches ss[j:], for i from the end: one
+	// row at a time, so a pattern full of ** costs len(ps)*len(ss).
+	ok := make([]bool, len(ss)+1)
+	ok[len(ss)] = true
+	for i := len(ps) - 1; i >= 0; i-- {
+		next := ok
+		ok = make([]bool, len(ss)+1)
+		if ps[i] == "**" {
+			// ** takes none of ss[j:] (next[j]) or one more (ok[j+1]).
+			ok[len(ss)] = next[len(ss)]
+			for j := len(ss) - 1; j >= 0; j-- {
+				ok[j] = next[j] || ok[j+1]
+			}
+			continue
+		}
+		for j := len(ss) - 1; j >= 0; j-- {
+			ok[j] = next[j+1] && wildcard(ps[i], ss[j])
+		}
+	}
+	return ok[0]
+}
+
+// collapse makes runs of "**" segments one: they match what one does.
+func collapse(segs []string) []string {
+	out := segs[:0:0]
+	for i, s := range segs {
+		if s == "**" && i > 0 && segs[i-1] == "**" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// MatchText reports whether a pattern of hooks.http_urls or mcp.allow
+// matches s exactly, where "*" is any text, "/" included (Claude Code's
+// allowedHttpHookUrls habit): "http://127.0.0.1:*", "npx -y @acme/*".
+func MatchText(pattern, s string) bool { return wildcard(pattern, s) }
+
+// wildcard matches s against p, in which '*' is any run of bytes: the
+// linear greedy match with one backtrack point, which is exact for a
+// pattern whose only wildcard is '*'.
+func wildcard(p, s string) bool {
+	i, j := 0, 0
+	star, mark := -1, 0
+	for j < len(s) {
+		switch {
+		case i < len(p) && p[i] == '*':
+			star, mark = i, j
+			i++
+		case i < len(p) && p[i] == s[j]:
+			i++
+			j++
+		case star >= 0:
+			mark++
+			i, j = star+1, mark
+		default:
+			return false
+		}
+	}
+	for i < len(p) && p[i] == '*' {
+		i++
+	}
+	return i == len(p)
+}
+
+// normalSourcePattern is a source pattern as sources are normalised
+// (plugins.NormalSource): without a scheme, credentials, query, fragment,
+// trailing "/" or ".git". The pattern is already lowercase.
+func normalSourcePattern(v string) string {
+	if i := strings.Index(v, "://"); i >= 0 {
+		v = v[i+3:]
+		host, _, _ := strings.Cut(v, "/")
+		if at := strings.LastIndex(host, "@"); at >= 0 {
+			v = v[at+1:]
+		}
+	}
+	if i := strings.IndexAny(v, "?#"); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.TrimRight(v, "/")
+	return strings.TrimSuffix(v, ".git")
+}
