@@ -98,11 +98,7 @@ func (a *App) runAudit(cmd *cobra.Command, o auditOptions) error {
 	for _, check := range a.auditChecks(cmd.Context(), layout, s) {
 		checks = append(checks, check())
 	}
-	root := "" // the global scope's files stay absolute
-	if s.Location == plugins.Local {
-		root = layout.ProjectDir
-	}
-	r := audit.NewReport(checks, audit.Options{Strict: o.Strict, Root: root, Fallback: s.LockPath()})
+	r := audit.NewReport(checks, audit.Options{Strict: o.Strict, Root: projectRoot(layout, s), Fallback: s.LockPath()})
 	switch format {
 	case "json":
 		err = writeJSON(a.Stdout, r)
@@ -141,10 +137,17 @@ func (a *App) auditChecks(ctx context.Context, layout plugins.Layout, s plugins.
 		func() audit.Check { return plugins.ScanCheck(s) },
 		func() audit.Check { return discovery.HookCheck(ctx, a.discoveryOptions(layout), s.Location) },
 		func() audit.Check { return a.wirer(layout).DriftCheck(s) },
-		// Seam for the team policy (SPEC §17): its check goes here,
-		// `func() audit.Check { return pol.Audit(...) }`, with the
-		// effective policy of s loaded by internal/plugins/policy. It
-		// owns every policy rule on what is installed now, unpinned
-		// entries (require.pinned) included.
+		func() audit.Check {
+			return a.policy(layout).Scope(s.Location == plugins.Global).Audit(ctx, s, projectRoot(layout, s), a.fetcher())
+		},
 	}
+}
+
+// projectRoot is what an audit of scope s makes its files relative to:
+// the project, or nothing for the global scope, whose files stay absolute.
+func projectRoot(layout plugins.Layout, s plugins.Scope) string {
+	if s.Location == plugins.Local {
+		return layout.ProjectDir
+	}
+	return ""
 }

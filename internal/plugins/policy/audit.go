@@ -16,6 +16,20 @@ import (
 // CheckName is the name of the audit check Audit returns.
 const CheckName = "policy"
 
+// Rules are the rules Audit may report, for SARIF's rule list.
+var Rules = []audit.Rule{
+	{ID: RuleSourceDenied, Severity: audit.Error, Description: "An installed plugin's source is not allowed by the team policy", SecuritySeverity: "7.0"},
+	{ID: RuleMarketplaceDenied, Severity: audit.Error, Description: "An added marketplace is not allowed by the team policy", SecuritySeverity: "7.0"},
+	{ID: RuleUnpinned, Severity: audit.Error, Description: "A lock entry follows a branch where the policy requires a tag or a commit"},
+	{ID: RuleHookTypeDenied, Severity: audit.Error, Description: "A plugin's hook handler is of a type the policy does not allow", SecuritySeverity: "7.0"},
+	{ID: RuleHookURLDenied, Severity: audit.Error, Description: "A plugin's http hook posts to a URL the policy does not allow", SecuritySeverity: "7.0"},
+	{ID: RuleMCPDenied, Severity: audit.Error, Description: "A plugin carries an MCP server the policy does not allow", SecuritySeverity: "7.0"},
+	{ID: RuleMCPTransportDenied, Severity: audit.Error, Description: "A plugin's MCP server uses a transport the policy does not allow", SecuritySeverity: "7.0"},
+	{ID: RuleInvalid, Severity: audit.Error, Description: "A policy file cannot be read or does not parse, so nothing may be installed"},
+	{ID: RuleUnknownField, Severity: audit.Warning, Description: "A policy file has a field quiver does not know, and ignores"},
+	{ID: RuleRefUnchecked, Severity: audit.Warning, Description: "Whether a locked ref is a tag or a branch could not be learned"},
+}
+
 // Audit checks what scope s has installed now against the policy, for
 // `quiver audit` (SPEC §17): every locked plugin's source (as written and
 // as fetched, and its marketplace claim), its pin under require.pinned,
@@ -38,7 +52,7 @@ const CheckName = "policy"
 //
 // The policy to audit scope s is Load(layout, getenv).Scope(global).
 func (p *Policy) Audit(ctx context.Context, s plugins.Scope, projectRoot string, ask RefAsker) audit.Check {
-	c := audit.Check{Name: CheckName, Passed: true, Findings: []audit.Finding{}}
+	c := audit.Check{Name: CheckName, Passed: true, Findings: []audit.Finding{}, Rules: Rules}
 	if p == nil {
 		c.Message = "no policy file applies"
 		return c
