@@ -125,13 +125,22 @@ func geminiEncode(c Call, r *hooks.Result, o Options) Answer {
 	spec := &geminiSpecific{HookEventName: c.Native, AdditionalContext: context}
 	switch c.Event {
 	case beforeToolCall:
+		// Gemini CLI (0.61) reads additionalContext on AfterTool,
+		// BeforeAgent and SessionStart, never on BeforeTool; what reaches
+		// its model from BeforeTool is a deny's reason, as the tool's
+		// error. So a block carries the context in its reason. Its
+		// confirmation shows systemMessage, not reason: an ask's reason
+		// goes there too, for the person asked.
 		switch {
 		case r.Blocked:
-			out.Decision, out.Reason = "deny", r.Reason
+			out.Decision, out.Reason = "deny", joinNonEmpty(r.Reason, context)
+			spec.AdditionalContext = ""
 		case r.Asks():
 			out.Decision, out.Reason = "ask", r.Reason
+			out.SystemMessage = joinNonEmpty(r.Reason, out.SystemMessage)
 		case r.Input != nil && !o.AllowRewrites:
 			out.Decision, out.Reason = "ask", rewriteReason
+			out.SystemMessage = joinNonEmpty(rewriteReason, out.SystemMessage)
 		}
 		if !r.Blocked {
 			spec.ToolInput = r.Input
