@@ -68,6 +68,19 @@ var geminiMCP = &mcpFormat{
 func init() {
 	withMCP(Gemini, geminiMCP)
 	Gemini.gate = geminiGate
+	Gemini.caveat = geminiCaveat
+}
+
+// geminiCaveat: headless, gemini -p (0.61, measured, with --yolo or
+// without) waits forever on the confirmation it forces for a BeforeTool
+// "ask", which quiver answers for a hook's ask and, without
+// --allow-rewrites, for a rewrite: no one can answer it there.
+func geminiCaveat(site Site, o InstallOptions) string {
+	what := "a hook asks for approval, or rewrites a tool call (quiver then asks: install with --allow-rewrites to let rewrites run)"
+	if o.AllowRewrites {
+		what = "a hook asks for approval"
+	}
+	return fmt.Sprintf("Gemini CLI run headless (gemini -p, as in scripts and CI) waits forever when %s: no one can answer its confirmation there. Use hooks that block rather than ask where Gemini runs unattended", what)
 }
 
 // geminiGroup is Claude's group shape with a handler name, which Gemini
