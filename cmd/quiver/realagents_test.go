@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,11 +91,22 @@ func runAgent(t *testing.T, h *harness, env []string, name string, args ...strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = h.project, env
+	ownGroup(cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// ownGroup starts an agent in a process group of its own, killed whole
+// when the command is cancelled: an agent's children (Gemini CLI
+// relaunches itself in a second node process) never outlive the test,
+// and a group-wide signal of the agent's never reaches the test.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 }
 
 func TestRealClaudeGetsTheWholePlugin(t *testing.T) {

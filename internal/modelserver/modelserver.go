@@ -23,10 +23,12 @@ type Server struct {
 	URL string
 	// Reply is the text every answer carries.
 	Reply string
-	// Tool, when set before the agent runs, is a tool call the Anthropic
-	// Messages answer makes instead of Reply, once per conversation: on a
+	// Tool, when set before the agent runs, is a tool call the answer
+	// makes instead of Reply (Anthropic's Messages, Gemini's
+	// generateContent, OpenAI's Responses), once per conversation: on a
 	// request that offers tools and carries no tool result yet. A test
-	// sees in the next request what became of the call (a hook's deny).
+	// sees in the next request what became of the call (a hook's deny,
+	// the context a hook added to its result).
 	Tool *ToolUse
 
 	srv *http.Server
@@ -90,13 +92,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		s.anthropic(w, body)
 	case strings.Contains(r.URL.Path, ":streamGenerateContent"):
-		s.gemini(w, true)
+		s.gemini(w, body, true)
 	case strings.Contains(r.URL.Path, ":generateContent"):
-		s.gemini(w, false)
+		s.gemini(w, body, false)
 	case strings.Contains(r.URL.Path, ":countTokens"):
 		fmt.Fprint(w, `{"totalTokens": 10}`)
 	case strings.HasSuffix(r.URL.Path, "/responses"):
-		s.openai(w)
+		s.openai(w, body)
 	case strings.HasSuffix(r.URL.Path, "/models"):
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"data": [], "models": []}`)
@@ -177,10 +179,26 @@ func (s *Server) anthropicTool(w http.ResponseWriter, msg map[string]any, stream
 	)
 }
 
-func (s *Server) gemini(w http.ResponseWriter, stream bool) {
+func (s *Server) gemini(w http.ResponseWriter, body []byte, stream bool) {
+	var req struct {
+		Tools []struct {
+			FunctionDeclarations []json.RawMessage `json:"functionDeclarations"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	offered := false
+	for _, t := range req.Tools {
+		offered = offered || len(t.FunctionDeclarations) > 0
+	}
+	var part any = map[string]string{"text": s.Reply}
+	// Gemini CLI asks its model other things on the side (is the turn
+	// over, is it looping), with no tools: those get the text.
+	if s.Tool != nil && offered && !strings.Contains(string(body), `"functionResponse"`) {
+		part = map[string]any{"functionCall": map[string]any{"name": s.Tool.Name, "args": s.Tool.Input}}
+	}
 	resp := js(map[string]any{
 		"candidates": []any{map[string]any{
-			"content":      map[string]any{"role": "model", "parts": []any{map[string]string{"text": s.Reply}}},
+			"content":      map[string]any{"role": "model", "parts": []any{part}},
 			"finishReason": "STOP", "index": 0,
 		}},
 		"usageMetadata": map[string]int{"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11},
@@ -193,7 +211,15 @@ func (s *Server) gemini(w http.ResponseWriter, stream bool) {
 	sse(w, [2]string{"", resp})
 }
 
-func (s *Server) openai(w http.ResponseWriter) {
+func (s *Server) openai(w http.ResponseWriter, body []byte) {
+	var req struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	if s.Tool != nil && len(req.Tools) > 0 && !strings.Contains(string(body), `"function_call_output"`) {
+		s.openaiTool(w)
+		return
+	}
 	item := map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
 		"content": []any{map[string]any{"type": "output_text", "text": s.Reply, "annotations": []any{}}}}
 	resp := map[string]any{"id": "resp_1", "object": "response", "status": "completed", "output": []any{item},
@@ -203,6 +229,22 @@ func (s *Server) openai(w http.ResponseWriter) {
 		[2]string{"response.created", js(map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_1", "status": "in_progress", "output": []any{}}})},
 		[2]string{"response.output_item.added", js(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress", "content": []any{}}})},
 		[2]string{"response.output_text.delta", js(map[string]any{"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": s.Reply})},
+		[2]string{"response.output_item.done", js(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})},
+		[2]string{"response.completed", js(map[string]any{"type": "response.completed", "response": resp})},
+	)
+}
+
+// openaiTool answers a Responses request with the scripted call, as a
+// function call whose arguments are a JSON string.
+func (s *Server) openaiTool(w http.ResponseWriter) {
+	item := map[string]any{"id": "fc_1", "type": "function_call", "status": "completed", "call_id": "call_1",
+		"name": s.Tool.Name, "arguments": js(s.Tool.Input)}
+	resp := map[string]any{"id": "resp_1", "object": "response", "status": "completed", "output": []any{item},
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": 1, "total_tokens": 11,
+			"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}
+	sse(w,
+		[2]string{"response.created", js(map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_1", "status": "in_progress", "output": []any{}}})},
+		[2]string{"response.output_item.added", js(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})},
 		[2]string{"response.output_item.done", js(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})},
 		[2]string{"response.completed", js(map[string]any{"type": "response.completed", "response": resp})},
 	)

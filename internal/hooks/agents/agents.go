@@ -139,6 +139,12 @@ type Agent struct {
 	// trusted projects, Gemini's trusted folders. quiver never opens
 	// them itself (SPEC §16); agent install and agent list say so.
 	gate func(w *Wirer, site Site, entry *wiring.AgentRecord) string
+	// caveat is what agent install tells the person about the agent's
+	// own handling of quiver's entries that no file quiver reads can
+	// show ("" for nothing): Codex's review of each hook, headless
+	// Gemini CLI waiting forever on a confirmation. Measured facts,
+	// docs/agents.md.
+	caveat func(site Site, o InstallOptions) string
 
 	// writes matches the commands quiver writes (see Writes), compiled
 	// on first use: hook run never needs it.

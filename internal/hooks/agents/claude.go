@@ -259,6 +259,18 @@ func withKeys(obj []byte, extra map[string]json.RawMessage) json.RawMessage {
 
 func init() {
 	Claude.parts, Claude.partFiles, Claude.cleanup = claudeParts, claudePartFiles, claudeCleanup
+	Claude.caveat = claudeCaveat
+}
+
+// claudeCaveat: with --allow-rewrites quiver answers a rewrite with
+// permissionDecision "allow", which Claude Code (2.1.328, measured)
+// takes as the user's approval: the rewritten call runs without asking,
+// even one its own permission rules would have asked about.
+func claudeCaveat(site Site, o InstallOptions) string {
+	if !o.AllowRewrites {
+		return ""
+	}
+	return "with --allow-rewrites, Claude Code runs a tool call a hook rewrote without asking you, even one its own permission rules would ask about: quiver's answer is an approval"
 }
 
 // claudeMarket is the marketplace of a scope's views: its name and folder.

@@ -99,6 +99,24 @@ var codexMCP = &mcpFormat{
 func init() {
 	withMCP(Codex, codexMCP)
 	Codex.gate = codexGate
+	Codex.caveat = codexCaveat
+}
+
+// codexCaveat: Codex (0.169, measured) runs a hook of .codex/hooks.json or
+// ~/.codex/hooks.json only once the person has trusted it, by its hash,
+// in its own review ("Hooks need review" at the start of an interactive
+// codex, or /hooks), which it records in the user's config.toml
+// ([hooks.state."FILE:EVENT:I:J"] trusted_hash); codex exec skips a hook
+// not trusted without a word, and a changed entry is new again. No
+// setting trusts them all (only the flag
+// --dangerously-bypass-hook-trust, for one run), and quiver writes no
+// trust of Codex's.
+func codexCaveat(site Site, o InstallOptions) string {
+	where := "in " + site.Base
+	if site.Scope.Location != plugins.Local {
+		where = "(in any folder)"
+	}
+	return fmt.Sprintf(`Codex runs quiver's hooks only once you trust them, and asks again whenever quiver's entries change (--command, --allow-rewrites, a hook's timeout): run codex %s and, at "Hooks need review", choose "Trust all and continue" (or "Review hooks" to trust them one by one; /hooks shows them later). Until then codex exec skips them without a word`, where)
 }
 
 // codexStdio writes a stdio server: an environment value that is exactly

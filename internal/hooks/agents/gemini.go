@@ -68,6 +68,19 @@ var geminiMCP = &mcpFormat{
 func init() {
 	withMCP(Gemini, geminiMCP)
 	Gemini.gate = geminiGate
+	Gemini.caveat = geminiCaveat
+}
+
+// geminiCaveat: headless, gemini -p (0.61, measured, with --yolo or
+// without) waits forever on the confirmation it forces for a BeforeTool
+// "ask", which quiver answers for a hook's ask and, without
+// --allow-rewrites, for a rewrite: no one can answer it there.
+func geminiCaveat(site Site, o InstallOptions) string {
+	what := "a hook asks for approval, or rewrites a tool call (quiver then asks: install with --allow-rewrites to let rewrites run)"
+	if o.AllowRewrites {
+		what = "a hook asks for approval"
+	}
+	return fmt.Sprintf("Gemini CLI run headless (gemini -p, as in scripts and CI) waits forever when %s: no one can answer its confirmation there. Use hooks that block rather than ask where Gemini runs unattended", what)
 }
 
 // geminiGroup is Claude's group shape with a handler name, which Gemini
@@ -125,13 +138,22 @@ func geminiEncode(c Call, r *hooks.Result, o Options) Answer {
 	spec := &geminiSpecific{HookEventName: c.Native, AdditionalContext: context}
 	switch c.Event {
 	case beforeToolCall:
+		// Gemini CLI (0.61) reads additionalContext on AfterTool,
+		// BeforeAgent and SessionStart, never on BeforeTool; what reaches
+		// its model from BeforeTool is a deny's reason, as the tool's
+		// error. So a block carries the context in its reason. Its
+		// confirmation shows systemMessage, not reason: an ask's reason
+		// goes there too, for the person asked.
 		switch {
 		case r.Blocked:
-			out.Decision, out.Reason = "deny", r.Reason
+			out.Decision, out.Reason = "deny", joinNonEmpty(r.Reason, context)
+			spec.AdditionalContext = ""
 		case r.Asks():
 			out.Decision, out.Reason = "ask", r.Reason
+			out.SystemMessage = joinNonEmpty(r.Reason, out.SystemMessage)
 		case r.Input != nil && !o.AllowRewrites:
 			out.Decision, out.Reason = "ask", rewriteReason
+			out.SystemMessage = joinNonEmpty(rewriteReason, out.SystemMessage)
 		}
 		if !r.Blocked {
 			spec.ToolInput = r.Input

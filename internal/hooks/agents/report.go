@@ -34,8 +34,9 @@ func (res Installed) Lines(site Site, o InstallOptions) []string {
 
 // Warnings are what agent install warns of once it wired site with o: a
 // command the agent cannot run, what of the plugins did not reach the
-// agent, hook entries of others in a file named as quiver's own, and
-// what the agent waits on before it uses what quiver wrote.
+// agent, hook entries of others in a file named as quiver's own, what
+// the agent waits on before it uses what quiver wrote, and what the
+// agent does with quiver's entries that the person must know (caveat).
 func (res Installed) Warnings(site Site, o InstallOptions) []string {
 	var out []string
 	if problem := CommandProblem(o.Command); problem != "" {
@@ -49,6 +50,11 @@ func (res Installed) Warnings(site Site, o InstallOptions) []string {
 	}
 	if res.Gate != "" {
 		out = append(out, "quiver: warning: "+res.Gate)
+	}
+	if site.Agent.caveat != nil {
+		if c := site.Agent.caveat(site, o); c != "" {
+			out = append(out, "quiver: warning: "+c)
+		}
 	}
 	if len(res.Overlong) > 0 {
 		out = append(out, fmt.Sprintf("quiver: warning: the hooks of %s may together run longer than %s waits for one entry (%s): it may stop quiver mid-chain, which it takes as a non-blocking error; lower their timeouts",
