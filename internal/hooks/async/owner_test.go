@@ -33,6 +33,32 @@ func held(t *testing.T) (path string, opened, ended <-chan struct{}) {
 	return path, o, e
 }
 
+// watched makes a FIFO that a handler may hold open for writing, held
+// open at both ends by the test meanwhile; allGone, called once the
+// handler is done, returns when every process that still holds it has
+// ended. Unlike held, it does not depend on the handler opening it at
+// all: on a busy machine a short timeout may kill the shell first.
+func watched(t *testing.T) (path string, allGone func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "watched")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.OpenFile(path, os.O_WRONLY, 0) // a reader is there: at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, func() {
+		w.Close()
+		io.Copy(io.Discard, r) // EOF once the last writer closed it
+		r.Close()
+	}
+}
+
 func shJob(name, script string, timeout time.Duration) Job {
 	return Job{Hook: name, Event: "session_start", ClaudeEvent: "SessionStart",
 		Path: "sh", Args: []string{"-c", script}, Timeout: timeout}
@@ -94,13 +120,12 @@ func TestOwnerWritesWhatHandlersSay(t *testing.T) {
 // TestOwnerKillsAtTimeout: a handler that outlives its timeout is killed
 // with everything it started in its group, and recorded as timed out.
 func TestOwnerKillsAtTimeout(t *testing.T) {
-	fifo, opened, ended := held(t)
+	fifo, allGone := watched(t)
 	s := session(t)
 	collect(t, Order{Session: s, Run: "r", Jobs: []Job{
 		shJob("slow", `exec 3>`+fifo+`; sleep 1000 & sleep 1000`, 50*time.Millisecond),
 	}})
-	<-opened
-	<-ended // every holder of the FIFO, the backgrounded sleep too, is dead
+	allGone() // every holder of the FIFO, the backgrounded sleep too, is dead
 	recs, _ := Take(s)
 	if len(recs) != 1 || recs[0].Status != statusTimeout {
 		t.Errorf("records %+v, want one timeout", recs)
