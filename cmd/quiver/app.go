@@ -14,6 +14,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/policy"
+	"github.com/quiver-cli/quiver/internal/proc"
 )
 
 // App carries what commands need from the outside world, so tests can swap
@@ -39,7 +40,7 @@ type App struct {
 	// it by force (hook run --fail-closed: the block); it returns the
 	// exit code. result guards hook run's one result line, so the command
 	// and lastWords never both print it.
-	lastWords func(interruptedError) int
+	lastWords func(proc.Interrupted) int
 	// handleSignals, set by main, installs the interrupt handling as a
 	// command starts, unless the command is marked quick; tests that run
 	// commands in-process leave it nil.
@@ -124,9 +125,9 @@ func (a *App) execute(ctx context.Context, root *cobra.Command, asAgent bool) in
 	if errors.As(err, &code) {
 		return int(code)
 	}
-	if ie, ok := interruption(ctx); ok {
+	if ie, ok := proc.Interruption(ctx); ok {
 		a.printError(ie)
-		return ie.exitCode()
+		return ie.ExitCode()
 	}
 	if errors.Is(err, errReported) {
 		return exitFailure

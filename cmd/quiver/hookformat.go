@@ -6,6 +6,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
+	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/spf13/cobra"
 )
 
@@ -48,10 +49,10 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 	door.Stdin = a.stdin()
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
 	if door.FailsClosed(call) {
-		a.lastWords = func(ie interruptedError) int {
+		a.lastWords = func(ie proc.Interrupted) int {
 			ans := door.Deny(call, hooks.Unfinished(ie))
 			if !a.printAnswer(ans) {
-				return ie.exitCode()
+				return ie.ExitCode()
 			}
 			return ans.Exit
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
+	"github.com/quiver-cli/quiver/internal/proc"
 )
 
 // exitBlocked is the exit code of `hook run --exit-code` when blocked.
@@ -135,10 +136,10 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 		// repository's lock file linked to /proc/kmsg) cannot be
 		// cancelled; when a signal then ends the process by force, it
 		// still fails closed.
-		a.lastWords = func(ie interruptedError) int {
+		a.lastWords = func(ie proc.Interrupted) int {
 			block := hooks.EmptyResult(o.Event).FailClosed(hooks.Unfinished(ie))
 			if !a.printResult(block) {
-				return ie.exitCode()
+				return ie.ExitCode()
 			}
 			if o.ExitCode {
 				return exitBlocked

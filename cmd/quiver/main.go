@@ -6,6 +6,8 @@ package main
 import (
 	"context"
 	"os"
+
+	"github.com/quiver-cli/quiver/internal/proc"
 )
 
 func main() {
@@ -22,14 +24,14 @@ func quiverMain() int {
 	stop := func() {}
 	defer func() { stop() }()
 	app.handleSignals = func() {
-		stop = handleSignals(cancel, func(ie interruptedError) {
+		stop = proc.HandleInterrupts(cancel, func(ie proc.Interrupted) {
 			// The command did not wind down in time: end it here, as
 			// the shell would, saying why.
 			app.printError(ie)
 			if app.lastWords != nil {
 				os.Exit(app.lastWords(ie))
 			}
-			os.Exit(ie.exitCode())
+			os.Exit(ie.ExitCode())
 		})
 	}
 	return app.run(ctx, os.Args[1:])

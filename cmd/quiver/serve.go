@@ -12,6 +12,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/proc"
 )
 
 type hookServeOptions struct {
@@ -60,7 +61,7 @@ the server and every hook process it started.`,
 func (a *App) newHookServer(layout plugins.Layout, timeout time.Duration, failClosed bool) *hooks.Server {
 	s := hooks.NewServer(a.discoveryOptions(layout), a.hooksEnv().Runner(a.discoveryOptions(layout)), timeout, failClosed)
 	s.Interrupted = func(err error) (string, bool) {
-		ie := interruptedError{}
+		ie := proc.Interrupted{}
 		ok := errors.As(err, &ie)
 		return ie.Error(), ok
 	}
@@ -85,9 +86,9 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// When a signal ends the server by force (a request stuck writing to
 	// a client that stopped reading), its hooks go first.
-	a.lastWords = func(ie interruptedError) int {
+	a.lastWords = func(ie proc.Interrupted) int {
 		s.Kill()
-		return ie.exitCode()
+		return ie.ExitCode()
 	}
 	if err := s.Serve(cmd.Context(), a.Stdin, a.Stdout); err != nil {
 		return fmt.Errorf("hook serve: writing a response: %w", err)

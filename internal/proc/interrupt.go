@@ -1,4 +1,4 @@
-package main
+package proc
 
 import (
 	"context"
@@ -9,40 +9,39 @@ import (
 	"time"
 )
 
-// interruptGrace is how long a command may take to wind down after SIGINT
+// InterruptGrace is how long a command may take to wind down after SIGINT
 // or SIGTERM cancelled its context (kill its hooks, print a fail-closed
 // result) before the process ends anyway. Everything quiver writes is
 // atomic or journaled, so ending in the middle is as safe as a kill -9,
 // and no loop that forgets to check the context can make quiver ignore a
 // signal.
-const interruptGrace = time.Second
+const InterruptGrace = time.Second
 
-// interruptedError is the cause of the command's context once a signal
-// arrived.
-type interruptedError struct{ sig syscall.Signal }
+// Interrupted is the cause of a command's context once a signal arrived.
+type Interrupted struct{ Signal syscall.Signal }
 
-func (e interruptedError) Error() string {
-	if e.sig == syscall.SIGINT {
+func (e Interrupted) Error() string {
+	if e.Signal == syscall.SIGINT {
 		return "interrupted (SIGINT)"
 	}
 	return "interrupted (SIGTERM)"
 }
 
-// exitCode is the shell's convention: 128 + the signal number (130, 143).
-func (e interruptedError) exitCode() int { return 128 + int(e.sig) }
+// ExitCode is the shell's convention: 128 + the signal number (130, 143).
+func (e Interrupted) ExitCode() int { return 128 + int(e.Signal) }
 
-// interruption returns the signal that cancelled ctx, if one did.
-func interruption(ctx context.Context) (interruptedError, bool) {
-	var ie interruptedError
+// Interruption returns the signal that cancelled ctx, if one did.
+func Interruption(ctx context.Context) (Interrupted, bool) {
+	var ie Interrupted
 	ok := errors.As(context.Cause(ctx), &ie)
 	return ie, ok
 }
 
-// handleSignals cancels the command's context at the first SIGINT or
+// HandleInterrupts cancels a command's context at the first SIGINT or
 // SIGTERM, then ends the process (through giveUp, which must exit) at a
-// second signal or after interruptGrace, whichever comes first. stop
+// second signal or after InterruptGrace, whichever comes first. stop
 // releases the handler.
-func handleSignals(cancel context.CancelCauseFunc, giveUp func(interruptedError)) (stop func()) {
+func HandleInterrupts(cancel context.CancelCauseFunc, giveUp func(Interrupted)) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -53,14 +52,14 @@ func handleSignals(cancel context.CancelCauseFunc, giveUp func(interruptedError)
 		case <-done:
 			return
 		}
-		ie := interruptedError{syscall.SIGTERM}
+		ie := Interrupted{syscall.SIGTERM}
 		if s, ok := sig.(syscall.Signal); ok {
-			ie.sig = s
+			ie.Signal = s
 		}
 		cancel(ie)
 		select {
 		case <-ch:
-		case <-time.After(interruptGrace):
+		case <-time.After(InterruptGrace):
 		case <-done:
 			return
 		}
