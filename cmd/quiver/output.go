@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
 	"github.com/quiver-cli/quiver/internal/table"
@@ -40,26 +39,8 @@ func (a *App) paint(tty bool, color, s string) string {
 // attention are the words of a table that need the reader's attention
 // (statuses of hooks, plugins and findings), and their color.
 var attention = map[string]string{
-	"untrusted": yellow, "outdated": yellow, "shadowed": "", "warning": yellow,
+	"untrusted": yellow, "outdated": yellow, "warning": yellow,
 	"invalid": red, "blocked": red, "failed": red, "error": red, "modified": red, "missing": red,
-}
-
-// paintTable colors the words of a rendered table that need attention,
-// after the columns are aligned, so escapes never count as width.
-func (a *App) paintTable(table string) string {
-	if !a.colors(a.StdoutIsTTY) {
-		return table
-	}
-	lines := strings.SplitAfter(table, "\n")
-	for i := 1; i < len(lines); i++ { // the header stays plain
-		words := strings.Fields(lines[i])
-		for _, w := range words {
-			if c := attention[w]; c != "" {
-				lines[i] = strings.Replace(lines[i], " "+w, " "+c+w+reset, 1)
-			}
-		}
-	}
-	return strings.Join(lines, "")
 }
 
 // writeJSON prints v as indented JSON with a final newline.
@@ -86,7 +67,11 @@ func (a *App) writeTable(header []string, rows [][]string) error {
 			r[i] = visible(r[i])
 		}
 	}
-	_, err := io.WriteString(a.Stdout, a.paintTable(table.Align(header, rows, a.Getenv)))
+	text := table.Align(header, rows, a.Getenv)
+	if a.colors(a.StdoutIsTTY) {
+		text = table.Highlight(text, attention, reset)
+	}
+	_, err := io.WriteString(a.Stdout, text)
 	return err
 }
 

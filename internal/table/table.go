@@ -134,3 +134,18 @@ func modernTerminal(getenv func(string) string) bool {
 		strings.Contains(term, "xterm") && !strings.Contains(term, "xterm-mono") ||
 		strings.Contains(term, "screen") || strings.Contains(term, "tmux")
 }
+
+// Highlight colors the words of an aligned table's rows (never its
+// header) that colors names: each such word is wrapped in its escape
+// and reset. It runs after Align, so escapes never count as width.
+func Highlight(text string, colors map[string]string, reset string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i := 1; i < len(lines); i++ {
+		for _, w := range strings.Fields(lines[i]) {
+			if c := colors[w]; c != "" {
+				lines[i] = strings.Replace(lines[i], " "+w, " "+c+w+reset, 1)
+			}
+		}
+	}
+	return strings.Join(lines, "")
+}

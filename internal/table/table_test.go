@@ -121,3 +121,14 @@ func checkTables(t *testing.T, n int) {
 		}
 	}
 }
+
+// TestHighlight: words of rows named in the map are colored, the header
+// and other words stay plain, and the columns stay where Align put them.
+func TestHighlight(t *testing.T) {
+	text := Align([]string{"NAME", "STATUS"}, [][]string{{"a", "failed"}, {"failed", "ok"}}, func(string) string { return "" })
+	got := Highlight(text, map[string]string{"failed": "<r>", "STATUS": "<h>"}, "</>")
+	want := "NAME    STATUS\na       <r>failed</>\nfailed  ok\n"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
