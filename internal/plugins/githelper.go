@@ -192,7 +192,7 @@ func runGit(ctx context.Context, req GitRequest, progress io.Writer) (GitRespons
 	dieWithParent(cmd)
 	err = startAndWait(cmd, stdin, append(in, '\n'))
 	if ctx.Err() != nil {
-		return GitResponse{}, context.Cause(ctx)
+		return GitResponse{}, fmt.Errorf("%s %s: %w", req.Op, Redact(req.URL+req.Dir), context.Cause(ctx))
 	}
 	var resp GitResponse
 	if jerr := json.Unmarshal(stdout.Bytes(), &resp); jerr != nil {
