@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -59,6 +58,8 @@ type bench struct {
 	// the JSON-RPC echo server, the floor of the serve rows.
 	baseline, echo string
 	emptyBin       string
+	// launcher starts a command and writes its peak RSS (peakRSS).
+	launcher string
 	// empty is the start of an empty Go program, the floor of any Go
 	// command; serveErr says why there is no `hook serve` to measure.
 	empty    result
@@ -112,6 +113,9 @@ func run(o options) error {
 		return err
 	}
 	b.emptyBin = empty
+	if b.launcher, err = buildLauncher(tmp); err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -181,8 +185,8 @@ func (b *bench) env(home, project string) []string {
 	return append(env, "QUIVER_HOME="+home, "QUIVER_PROJECT_DIR="+project)
 }
 
-// timed runs a command once and returns its wall time and peak RSS (KiB).
-func timed(env []string, stdin []byte, name string, args ...string) (time.Duration, int64, error) {
+// timed runs a command once and returns its wall time.
+func timed(env []string, stdin []byte, name string, args ...string) (time.Duration, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = env
 	if stdin != nil {
@@ -194,23 +198,41 @@ func timed(env []string, stdin []byte, name string, args ...string) (time.Durati
 	err := cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return d, 0, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, stderr.String())
+		return d, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, stderr.String())
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
-		if runtime.GOOS == "darwin" {
-			rss /= 1024 // bytes there, KiB on Linux
-		}
+	return d, nil
+}
+
+// peakRSS runs a command once through the launcher and returns its peak
+// RSS in MiB. Not directly: a process started from this one inherits the
+// high-water mark of this one's memory (os/exec's clone shares it until
+// exec, and Linux keeps the larger mark across exec), so every command
+// would measure at least this program's RSS, which grows with the trees
+// it generated. The launcher is a small program that starts the command
+// and writes the child's ru_maxrss (KiB) to a file.
+func (b *bench) peakRSS(env []string, name string, args ...string) (float64, error) {
+	out := filepath.Join(b.tmp, "maxrss")
+	if _, err := timed(env, nil, b.launcher, append([]string{out, name}, args...)...); err != nil {
+		return 0, err
 	}
-	return d, rss, nil
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return 0, err
+	}
+	kib, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
+	if err != nil {
+		return 0, fmt.Errorf("launcher: %q: %v", data, err)
+	}
+	if runtime.GOOS == "darwin" {
+		kib /= 1024 // bytes there, KiB on Linux
+	}
+	return kib / 1024, nil
 }
 
 // command returns a probe's run: one process of argv (nil env: this one).
 func command(env []string, stdin []byte, argv ...string) func() (time.Duration, error) {
 	return func() (time.Duration, error) {
-		d, _, err := timed(env, stdin, argv[0], argv[1:]...)
-		return d, err
+		return timed(env, stdin, argv[0], argv[1:]...)
 	}
 }
 
@@ -432,11 +454,11 @@ func (b *bench) discovery(n int) error {
 	for _, args := range [][]string{{"hook", "list", "--json"}, {"hook", "run", "after_tool_call", "--payload", b.payload}} {
 		var rss []float64
 		for range slow {
-			_, kb, err := timed(env, nil, b.quiver, args...)
+			mib, err := b.peakRSS(env, b.quiver, args...)
 			if err != nil {
 				return err
 			}
-			rss = append(rss, float64(kb)/1024)
+			rss = append(rss, mib)
 		}
 		b.add("peak RSS: quiver "+strings.Join(args[:2], " "), n, "MiB", rss)
 	}
@@ -576,12 +598,12 @@ func (b *bench) hookRunRSS(n int, env, baseEnv, args []string) error {
 	peak := func(name string, env []string, bin string) (result, error) {
 		var rss []float64
 		for i := range max(1, min(b.o.runs, 5)) + 1 {
-			_, kb, err := timed(env, nil, bin, args...)
+			mib, err := b.peakRSS(env, bin, args...)
 			if err != nil {
 				return result{}, err
 			}
 			if i > 0 { // the first fills the caches
-				rss = append(rss, float64(kb)/1024)
+				rss = append(rss, mib)
 			}
 		}
 		return b.add(name, n, "MiB", rss), nil
@@ -729,7 +751,7 @@ func (b *bench) pluginAdd() error {
 		probe{name: "plugin add, 200 files, loopback git", run: command(env, nil, b.quiver, "plugin", "add", "--force", "-q", "acme/bench")},
 		probe{name: "floor: git clone --depth 1, same repository", run: func() (time.Duration, error) {
 			i++
-			d, _, err := timed(nil, nil, "git", "clone", "-q", "--depth", "1", srv.RepoURL("acme/bench"), filepath.Join(b.tmp, fmt.Sprintf("clone-%d", i)))
+			d, err := timed(nil, nil, "git", "clone", "-q", "--depth", "1", srv.RepoURL("acme/bench"), filepath.Join(b.tmp, fmt.Sprintf("clone-%d", i)))
 			return d, err
 		}})
 	if err != nil {
