@@ -44,7 +44,7 @@ func TestCredentialsAuth(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.base+"|"+tc.url, func(t *testing.T) {
-			am, u, err := auth(plugins.Credentials{Token: "tok", Base: tc.base}, tc.url)
+			am, u, err := authFor(plugins.Credentials{Token: "tok", Base: tc.base}, tc.url)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestCredentialsAuth(t *testing.T) {
 	}
 
 	t.Run("no token", func(t *testing.T) {
-		am, _, err := auth(plugins.Credentials{}, "https://github.com/acme/guard.git")
+		am, _, err := authFor(plugins.Credentials{}, "https://github.com/acme/guard.git")
 		if err != nil || am != nil {
 			t.Errorf("auth = %v, %v; want nil, nil", am, err)
 		}
@@ -69,7 +69,7 @@ func TestCredentialsAuth(t *testing.T) {
 	// A password in the URL wins over the token and is taken out of the
 	// URL that is fetched and recorded.
 	t.Run("password in url", func(t *testing.T) {
-		am, u, err := auth(plugins.Credentials{Token: "tok"}, "https://me:pw@github.com/acme/guard.git")
+		am, u, err := authFor(plugins.Credentials{Token: "tok"}, "https://me:pw@github.com/acme/guard.git")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestCredentialsAuth(t *testing.T) {
 	// A token written as the user (https://TOKEN@host) is a credential
 	// too: used for this fetch, never in the URL fetched or recorded.
 	t.Run("token as user", func(t *testing.T) {
-		am, u, err := auth(plugins.Credentials{Token: "tok"}, "https://ghp_SECRET@github.com/acme/guard.git")
+		am, u, err := authFor(plugins.Credentials{Token: "tok"}, "https://ghp_SECRET@github.com/acme/guard.git")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,9 +37,9 @@ func isHexPrefix(s string) bool {
 	return len(s) >= 7 && len(s) <= 40 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// auth returns the transport auth and the URL to record and fetch from
+// authFor returns the transport auth and the URL to record and fetch from
 // (without any password).
-func auth(c plugins.Credentials, rawURL string) (transport.AuthMethod, string, error) {
+func authFor(c plugins.Credentials, rawURL string) (transport.AuthMethod, string, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w %q: %v", plugins.ErrInvalidSpec, plugins.Redact(rawURL), err)
@@ -119,7 +119,7 @@ type target struct {
 // the target for ref.
 func resolve(ctx context.Context, c plugins.Credentials, rawURL, ref string) (target, transport.AuthMethod, string, error) {
 	installTransport()
-	auth, fetchURL, err := auth(c, rawURL)
+	auth, fetchURL, err := authFor(c, rawURL)
 	if err != nil {
 		return target{}, nil, "", err
 	}
@@ -136,6 +136,10 @@ func resolve(ctx context.Context, c plugins.Credentials, rawURL, ref string) (ta
 	return t, auth, fetchURL, nil
 }
 
+// fetch clones rawURL at ref into dst (which must not exist) and returns
+// the commit checked out: the commit's tree is checked (checkTree) before
+// anything is written, and only the files under sparse are written when
+// it is set.
 func fetch(ctx context.Context, c plugins.Credentials, rawURL, ref, dst, sparse string, progress io.Writer) (string, error) {
 	shown := plugins.Redact(rawURL)
 	t, auth, fetchURL, err := resolve(ctx, c, rawURL, ref)
