@@ -767,7 +767,7 @@ func (b *bench) report() error {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(map[string]any{
-			"machine": map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU(), "go": runtime.Version()},
+			"machine": map[string]any{"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU(), "cpu": cpuModel(), "go": runtime.Version()},
 			"results": b.results,
 		})
 	}
@@ -797,8 +797,23 @@ func (b *bench) report() error {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, n, f(r.Median), lo, hi, r.Runs, target)
 	}
-	fmt.Fprintf(w, "\n%s/%s, %d CPUs, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	fmt.Fprintf(w, "\n%s/%s, %d CPUs (%s), %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version())
 	return w.Flush()
+}
+
+// cpuModel names the processor (Linux's /proc/cpuinfo), "unknown"
+// elsewhere: ratios are quoted with the machine they were taken on.
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.Lines(string(data)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
 
 // number prints v with two decimals, or four below 1 (per-request times
