@@ -200,6 +200,9 @@ event.`,
 	pf.StringVar(&a.projectFlag, "project", "", "use `DIR` as the project directory")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only data and errors")
 	pf.BoolVar(&a.noColor, "no-color", false, "never color the output")
+	// Every top-level command, by name: a new command is one line here
+	// ({"audit", a.newAuditCmd}); its subtree is built only when the
+	// command line names it (or needs the whole tree: help, completion).
 	top := []struct {
 		name  string
 		build func() *cobra.Command

@@ -217,10 +217,17 @@ func BenchmarkCommand(b *testing.B) {
 		name    string
 		plugins int
 		args    []string
+		stdin   string
 	}{
-		{"version", 0, []string{"version"}},
-		{"hook run/plugins=0", 0, []string{"hook", "run", "before_tool_call", "--payload", payload}},
-		{"hook run/plugins=100", 100, []string{"hook", "run", "before_tool_call", "--payload", payload}},
+		{"version", 0, []string{"version"}, ""},
+		{"hook run/plugins=0", 0, []string{"hook", "run", "before_tool_call", "--payload", payload}, ""},
+		{"hook run/plugins=100", 100, []string{"hook", "run", "before_tool_call", "--payload", payload}, ""},
+		// The doors and listings an agent's session calls (issue 30's hot
+		// path): Claude Code's own hook format, and the listings.
+		{"hook run --format claude/plugins=100", 100, []string{"hook", "run", "PreToolUse", "--format", "claude"},
+			`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`},
+		{"hook list --json/plugins=100", 100, []string{"hook", "list", "--json"}, ""},
+		{"skill list --json/plugins=100", 100, []string{"skill", "list", "--json"}, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			home, project := filepath.Join(b.TempDir(), ".quiver"), b.TempDir()
@@ -234,11 +241,20 @@ func BenchmarkCommand(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				for s := range 3 {
+					p := filepath.Join(home, "plugins", fmt.Sprintf("org%d@plugin%d", i, i), "skills", fmt.Sprintf("skill%d", s), "SKILL.md")
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						b.Fatal(err)
+					}
+					if err := os.WriteFile(p, fmt.Appendf(nil, "---\nname: skill%d\ndescription: Skill %d.\n---\n\nDo it.\n", s, s), 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
 			env := map[string]string{"QUIVER_HOME": home, "QUIVER_PROJECT_DIR": project, "HOME": b.TempDir()}
 			run := func() {
 				var stdout, stderr bytes.Buffer
-				app := &App{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+				app := &App{Stdin: strings.NewReader(c.stdin), Stdout: &stdout, Stderr: &stderr,
 					Getenv: func(k string) string { return env[k] },
 					Getwd:  func() (string, error) { return project, nil }}
 				if code := app.run(b.Context(), c.args); code != exitOK {

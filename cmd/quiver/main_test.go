@@ -18,6 +18,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/modelserver"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/gitwork"
 )
 
 // asQuiver makes a re-executed test binary behave as the quiver command, for
@@ -46,11 +47,18 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// The git helper, found on PATH as in an install (testscript links
+	// it there), whatever the quiver that started it inherited.
+	gitHelper := func() { os.Exit(gitwork.Main(os.Stdin, os.Stdout, os.Stderr, func() { os.Exit(3) })) }
+	if filepath.Base(os.Args[0]) == plugins.GitHelper {
+		gitHelper()
+	}
 	if os.Getenv(asQuiver) == "1" {
 		os.Exit(quiverMain())
 	}
 	testscript.Main(topLevel{m}, map[string]func(){
-		"quiver": func() { os.Exit(quiverMain()) },
+		"quiver":          func() { os.Exit(quiverMain()) },
+		plugins.GitHelper: gitHelper,
 	})
 }
 

@@ -52,10 +52,8 @@ func (a *App) printScan(r plugins.ScanReport) {
 
 // fetcher is plugins.NewFetcher, showing git's progress on a terminal.
 func (a *App) fetcher() *plugins.Fetcher {
-	f, err := plugins.NewFetcher(a.Getenv)
-	if err != nil {
-		a.warnf("quiver: %v; fetching without its url.insteadOf rewrites", err)
-	}
+	f := plugins.NewFetcher(a.Getenv)
+	f.OnConfigError = func(err error) { a.warnf("quiver: %v; fetching without its url.insteadOf rewrites", err) }
 	if a.StderrIsTTY && !a.quiet {
 		f.Progress = a.Stderr
 	}

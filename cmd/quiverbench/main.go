@@ -10,6 +10,7 @@
 //	go run ./cmd/quiverbench            # the full run (a few minutes)
 //	go run ./cmd/quiverbench --json     # machine-readable
 //	go run ./cmd/quiverbench --n 5 --runs 1   # a smoke test
+//	go run ./cmd/quiverbench --baseline HEAD~3   # beside another revision
 package main
 
 import (
@@ -25,11 +26,16 @@ func main() {
 	if base := filepath.Base(os.Args[0]); strings.HasPrefix(base, goHookPrefix) && len(os.Args) == 2 {
 		os.Exit(runGoHook(base, os.Args[1]))
 	}
+	// The floor of the serve rows is this binary under another name.
+	if filepath.Base(os.Args[0]) == echoName {
+		os.Exit(runEcho())
+	}
 	var o options
 	flag.StringVar(&o.sizes, "n", "100,1000", "plugin counts to generate, comma-separated")
 	flag.IntVar(&o.runs, "runs", 10, "repetitions of each fast measurement (slow ones run fewer)")
 	flag.BoolVar(&o.json, "json", false, "print results as JSON")
-	flag.StringVar(&o.quiver, "quiver", "", "quiver binary to measure (default: build ./cmd/quiver)")
+	flag.StringVar(&o.quiver, "quiver", "", "quiver binary to measure, its quiver-git beside it or on PATH (default: build ./cmd/quiver and ./cmd/quiver-git with CGO_ENABLED=0, as the README installs them)")
+	flag.StringVar(&o.baseline, "baseline", defaultBaseline, "git revision whose quiver is built the same way and measured side by side (start-up, hook run, size, RSS); \"none\" for no baseline")
 	flag.BoolVar(&o.keep, "keep", false, "keep the generated trees and print where they are")
 	flag.Parse()
 	if err := run(o); err != nil {

@@ -30,7 +30,13 @@ type server struct {
 }
 
 func startServer(quiver string, env []string) (*server, error) {
-	cmd := exec.Command(quiver, "hook", "serve")
+	return startProgram(env, quiver, "hook", "serve")
+}
+
+// startProgram starts argv as a server spoken to over its stdin and
+// stdout: `quiver hook serve`, or the JSON-RPC echo that is its floor.
+func startProgram(env []string, argv ...string) (*server, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.WaitDelay = 5 * time.Second // for a hook that kept our stderr open
 	s := &server{cmd: cmd, lines: make(chan []byte, 16), stderr: &tail{}}
@@ -44,7 +50,7 @@ func startServer(quiver string, env []string) (*server, error) {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start quiver hook serve: %w", err)
+		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
 	}
 	s.stdin = in
 	go func() {

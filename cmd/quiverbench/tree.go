@@ -171,19 +171,58 @@ func genPersistent(root string) error {
 // buildEmpty builds `func main() {}` with the go command that built
 // quiver, the floor of any Go program's start.
 func buildEmpty(tmp string) (string, error) {
-	dir := filepath.Join(tmp, "empty")
+	return buildSmall(tmp, "empty-go", "package main\n\nfunc main() {}\n")
+}
+
+// launcherSource is peakRSS's launcher: `launcher FILE CMD ARGS...` runs
+// CMD and writes its ru_maxrss to FILE; small, so that the high-water mark
+// a child inherits from it is below any quiver's.
+const launcherSource = `package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+func main() {
+	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(127)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	if err := os.WriteFile(os.Args[1], fmt.Appendf(nil, "%d\n", rss), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(127)
+	}
+	os.Exit(cmd.ProcessState.ExitCode())
+}
+`
+
+func buildLauncher(tmp string) (string, error) {
+	return buildSmall(tmp, "rss-launcher", launcherSource)
+}
+
+// buildSmall builds a one-file Go program with the go command that built
+// quiver.
+func buildSmall(tmp, name, src string) (string, error) {
+	dir := filepath.Join(tmp, name+"-src")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
 		return "", err
 	}
-	bin := filepath.Join(tmp, "empty-go")
+	bin := filepath.Join(tmp, name)
 	cmd := exec.Command("go", "build", "-o", bin, "main.go")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build an empty Go program: %v\n%s", err, out)
+		return "", fmt.Errorf("build %s: %v\n%s", name, err, out)
 	}
 	return bin, nil
 }

@@ -60,8 +60,28 @@ type Candidate struct {
 // rewriter is a fetcher that rewrites URLs (Fetcher's insteadOf rules).
 type rewriter interface{ Rewrite(url string) string }
 
-// Rewrite is url as it is fetched, after the user's insteadOf rules.
-func (f *Fetcher) Rewrite(url string) string { return f.Rewrites.Apply(url) }
+// Rewrite is url as it is fetched, after the user's insteadOf rules,
+// which the git helper reads (as it does at every fetch); url itself when
+// the helper cannot say.
+func (f *Fetcher) Rewrite(url string) string {
+	if len(f.GitConfig) == 0 {
+		return url
+	}
+	f.rewritten.Lock()
+	defer f.rewritten.Unlock()
+	if got, ok := f.rewritten.urls[url]; ok {
+		return got
+	}
+	resp, err := f.runGit(context.Background(), GitRequest{Op: "rewrite", URL: url, GitConfig: f.GitConfig}, nil)
+	if err != nil || resp.URL == "" {
+		return url
+	}
+	if f.rewritten.urls == nil {
+		f.rewritten.urls = map[string]string{}
+	}
+	f.rewritten.urls[url] = resp.URL
+	return resp.URL
+}
 
 // candidate describes spec for the gate; ref is what the lock records.
 // Its Kind asks the remote at most once, and not at all once known (a

@@ -1,13 +1,11 @@
 package plugins
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"github.com/go-git/go-git/v5"
 )
 
 // MigrateMachine moves what earlier versions kept in a project's .quiver
@@ -41,10 +39,13 @@ func MigrateMachine(l Layout, notify func(string)) error {
 	if len(present) == 0 {
 		return nil // nothing to move: the folder is made when first written
 	}
+	tracked, err := trackedByGit(l.ProjectDir, present)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(s.Machine, 0o700); err != nil {
 		return err
 	}
-	tracked := trackedByGit(l.ProjectDir, present)
 	for _, p := range present {
 		switch {
 		case tracked[p]:
@@ -77,56 +78,19 @@ func hasLink(p string) bool {
 }
 
 // trackedByGit reports which of paths git tracks (any file under a
-// folder counts for the folder), reading the repository's index with
-// go-git: running git on a cloned repository would run what its
-// .git/config says (core.fsmonitor). A repository whose index cannot be
-// read tracks everything, so nothing of it moves.
-func trackedByGit(dir string, paths []string) map[string]bool {
+// folder counts for the folder), reading the repository's index in the
+// git helper (gitwork): running git on a cloned repository would run what
+// its .git/config says (core.fsmonitor). A repository whose index cannot
+// be read tracks everything, so nothing of it moves; a helper that cannot
+// be run is the error, before anything moved.
+func trackedByGit(dir string, paths []string) (map[string]bool, error) {
+	resp, err := runGit(context.Background(), GitRequest{Op: "tracked", Dir: dir, Paths: paths}, nil)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]bool{}
-	all := func() map[string]bool {
-		for _, p := range paths {
-			out[p] = true
-		}
-		return out
+	for _, p := range resp.Tracked {
+		out[p] = true
 	}
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return out // not in a work tree: nothing is tracked
-	}
-	if err != nil {
-		return all()
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return all()
-	}
-	idx, err := repo.Storer.Index()
-	if err != nil {
-		return all()
-	}
-	root, err := filepath.EvalSymlinks(wt.Filesystem.Root())
-	if err != nil {
-		return all()
-	}
-	for _, p := range paths {
-		real, err := filepath.EvalSymlinks(filepath.Dir(p))
-		if err != nil {
-			out[p] = true
-			continue
-		}
-		rel, err := filepath.Rel(root, filepath.Join(real, filepath.Base(p)))
-		if err != nil || strings.HasPrefix(rel, "..") {
-			out[p] = true
-			continue
-		}
-		rel = strings.ToLower(filepath.ToSlash(rel))
-		for _, e := range idx.Entries {
-			name := strings.ToLower(e.Name) // case-insensitive file systems
-			if name == rel || strings.HasPrefix(name, rel+"/") {
-				out[p] = true
-				break
-			}
-		}
-	}
-	return out
+	return out, nil
 }

@@ -1,8 +1,11 @@
 package plugins
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -63,23 +66,35 @@ func TestNewInstallerKnowsTheOtherScope(t *testing.T) {
 }
 
 // TestNewFetcherCredentials: QUIVER_GIT_TOKEN beats GITHUB_TOKEN, for
-// QUIVER_GIT_BASE; a git configuration that does not parse is an error,
-// with a Fetcher all the same.
+// QUIVER_GIT_BASE; a git configuration that does not parse is reported
+// once, and the fetch goes on without it.
 func TestNewFetcherCredentials(t *testing.T) {
 	vars := map[string]string{"HOME": t.TempDir(), "GITHUB_TOKEN": "gh", "QUIVER_GIT_BASE": "https://git.example.com"}
 	getenv := func(k string) string { return vars[k] }
-	f, err := NewFetcher(getenv)
-	if err != nil || f.Credentials.Token != "gh" || f.Credentials.Base != "https://git.example.com" {
-		t.Errorf("GITHUB_TOKEN: %+v, %v", f.Credentials, err)
+	f := NewFetcher(getenv)
+	if f.Credentials.Token != "gh" || f.Credentials.Base != "https://git.example.com" {
+		t.Errorf("GITHUB_TOKEN: %+v", f.Credentials)
 	}
 	vars["QUIVER_GIT_TOKEN"] = "qv"
-	if f, _ := NewFetcher(getenv); f.Credentials.Token != "qv" {
+	if f := NewFetcher(getenv); f.Credentials.Token != "qv" {
 		t.Errorf("QUIVER_GIT_TOKEN: token %q", f.Credentials.Token)
 	}
 	vars["GIT_CONFIG_GLOBAL"] = filepath.Join(vars["HOME"], "gitconfig")
 	os.WriteFile(vars["GIT_CONFIG_GLOBAL"], []byte("[url \"x\n"), 0o644)
-	if f, err := NewFetcher(getenv); err == nil || f == nil {
-		t.Errorf("a broken git configuration: %v, %v", f, err)
+	f = NewFetcher(getenv)
+	var heard []string
+	f.OnConfigError = func(err error) { heard = append(heard, err.Error()) }
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	for range 2 {
+		if _, _, err := f.Latest(t.Context(), repo, ""); !errors.Is(err, ErrEmptyRepo) {
+			t.Errorf("Latest of an empty repository = %v, want ErrEmptyRepo", err)
+		}
+	}
+	if len(heard) != 1 || !strings.Contains(heard[0], "does not parse") {
+		t.Errorf("a broken git configuration: heard %q, want it once", heard)
 	}
 }
 

@@ -2,20 +2,13 @@ package plugins
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -263,50 +256,21 @@ func LocalChanges(dir string, e LockEntry) (changed []string, modified bool) {
 }
 
 // gitDigest computes the per-file lines of HashDir for the files of the
-// commit checked out in dir, straight from the git objects.
+// commit checked out in dir, straight from the git objects (in the git
+// helper, gitwork), once its .git is known to hold nothing but folders
+// and regular files.
 func gitDigest(dir string) (Digest, error) {
 	if err := checkGitDir(filepath.Join(dir, ".git")); err != nil {
 		return Digest{}, err
 	}
-	repo, err := git.PlainOpen(dir)
+	resp, err := runGit(context.Background(), GitRequest{Op: "digest", Dir: dir}, nil)
 	if err != nil {
 		return Digest{}, err
 	}
-	head, err := repo.Head()
-	if err != nil {
-		return Digest{}, err
+	if resp.Files == nil {
+		resp.Files = map[string]string{}
 	}
-	commit, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		return Digest{}, err
-	}
-	tree, err := commit.Tree()
-	if err != nil {
-		return Digest{}, err
-	}
-	d := Digest{Files: map[string]string{}}
-	err = tree.Files().ForEach(func(f *object.File) error {
-		r, err := f.Reader()
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, r); err != nil {
-			return err
-		}
-		sum := hex.EncodeToString(h.Sum(nil))
-		switch f.Mode {
-		case filemode.Executable:
-			d.Files[f.Name] = "x\x00" + sum
-		case filemode.Symlink:
-			d.Files[f.Name] = "l\x00" + sum // the blob is the target string
-		case filemode.Regular, filemode.Deprecated:
-			d.Files[f.Name] = "-\x00" + sum
-		}
-		return nil
-	})
-	return d, err
+	return Digest{Files: resp.Files}, nil
 }
 
 // checkGitDir refuses a .git that quiver did not make: go-git reads its

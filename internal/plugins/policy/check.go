@@ -101,7 +101,7 @@ func (p *Policy) forms(c plugins.Candidate) (subject string, forms []string, sho
 		if src, ok := p.verifiedMarketplace(c); ok {
 			m := marketplacePrefix + plugins.NormalSource(src)
 			add(m, "from "+m)
-			fm := marketplacePrefix + plugins.NormalSource(p.rewrites.Apply(src))
+			fm := marketplacePrefix + plugins.NormalSource(p.fetched(src))
 			add(fm, "from "+fm)
 		}
 	}
@@ -411,7 +411,7 @@ func listed(l []string) string {
 // entryCandidate is a lock entry as a candidate. kind answers from the
 // user's records, then ask (nil: no answer).
 func (p *Policy) entryCandidate(s plugins.Scope, n plugins.Name, e plugins.LockEntry, ask RefAsker) plugins.Candidate {
-	c := plugins.Candidate{Scope: s, Name: n, Market: e.Marketplace, Source: e.Source, Fetched: plugins.Redact(p.rewrites.Apply(e.Source)),
+	c := plugins.Candidate{Scope: s, Name: n, Market: e.Marketplace, Source: e.Source, Fetched: plugins.Redact(p.fetched(e.Source)),
 		Path: e.Path, Ref: e.Ref, Link: e.Link, Local: filepath.IsAbs(e.Source)}
 	c.Kind = p.kindOf(s, e.Source, e.Ref, ask)
 	return c
@@ -489,7 +489,7 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 	}
 	for _, name := range sortedKeys(lock.Marketplaces) {
 		e := lock.Marketplaces[name]
-		c := plugins.Candidate{Scope: s, IsMarketplace: true, Market: name, Source: e.Source, Fetched: plugins.Redact(p.rewrites.Apply(e.Source)),
+		c := plugins.Candidate{Scope: s, IsMarketplace: true, Market: name, Source: e.Source, Fetched: plugins.Redact(p.fetched(e.Source)),
 			Ref: e.Ref, Local: filepath.IsAbs(e.Source)}
 		c.Kind = p.kindOf(s, e.Source, e.Ref, ask)
 		add("marketplaces/"+name, p.sourceViolations(c)...)

@@ -49,10 +49,20 @@ type Policy struct {
 	// Files are the files read; a file with Err makes every check fail.
 	Files []*File
 
-	layout   plugins.Layout
-	global   bool
-	gitBase  string
-	rewrites plugins.Rewrites
+	layout  plugins.Layout
+	global  bool
+	gitBase string
+	// rewrite is a URL as it is fetched, after the user's insteadOf
+	// rules (the git helper reads them, as at every fetch).
+	rewrite func(string) string
+}
+
+// fetched is src as it is fetched, after the user's insteadOf rules.
+func (p *Policy) fetched(src string) string {
+	if p.rewrite == nil {
+		return src
+	}
+	return p.rewrite(src)
 }
 
 // Load reads the policy files for layout: the machine's (QUIVER_POLICY_FILE
@@ -65,7 +75,7 @@ func Load(layout plugins.Layout, getenv func(string) string) *Policy {
 	p := &Policy{layout: layout, gitBase: getenv("QUIVER_GIT_BASE")}
 	// The rewrites that fetches apply (SPEC §5); one that does not parse
 	// is reported by the fetcher, and the written source still counts.
-	p.rewrites, _ = plugins.LoadRewrites(plugins.GitConfigPaths(getenv))
+	p.rewrite = plugins.NewFetcher(getenv).Rewrite
 	if env := getenv(EnvFile); env != "" {
 		p.add(env, Machine, true)
 	} else {

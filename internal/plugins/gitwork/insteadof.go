@@ -1,11 +1,10 @@
-package plugins
+package gitwork
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 
 	format "github.com/go-git/go-git/v5/plumbing/format/config"
@@ -23,29 +22,6 @@ type Rewrites []Rewrite
 // Rewrite is one insteadOf rule.
 type Rewrite struct {
 	Base, InsteadOf string
-}
-
-// GitConfigPaths are the files git reads as the user's global config, in
-// the order git reads them (a later value adds to the earlier ones):
-// $GIT_CONFIG_GLOBAL alone when set, else $XDG_CONFIG_HOME/git/config
-// (~/.config/git/config) and ~/.gitconfig.
-func GitConfigPaths(getenv func(string) string) []string {
-	if p := getenv("GIT_CONFIG_GLOBAL"); p != "" {
-		return []string{p}
-	}
-	home := getenv("HOME")
-	xdg := getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
-	var out []string
-	if xdg != "" {
-		out = append(out, filepath.Join(xdg, "git", "config"))
-	}
-	if home != "" {
-		out = append(out, filepath.Join(home, ".gitconfig"))
-	}
-	return out
 }
 
 // LoadRewrites reads the insteadOf rules of the given git config files

@@ -1,4 +1,4 @@
-package plugins
+package gitwork
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
 // A server that advertises refs without end is cut off at the limit with
@@ -34,8 +36,7 @@ func TestEndlessRefAdvertisement(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	f := &Fetcher{}
-	_, _, err := f.Latest(context.Background(), srv.URL+"/acme/guard.git", "")
+	_, _, err := latest(context.Background(), plugins.Credentials{}, srv.URL+"/acme/guard.git", "")
 	if err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
 		t.Fatalf("Latest = %v, want the ref list refused at 1 MiB", err)
 	}
@@ -59,7 +60,7 @@ func TestFetchRefusesRepeatedBlob(t *testing.T) {
 	run("", "symbolic-ref", "HEAD", "refs/heads/main")
 
 	dst := filepath.Join(t.TempDir(), "stage")
-	_, err := (&Fetcher{}).Fetch(t.Context(), Spec{Path: src}, false, dst)
+	_, _, err := fetch(t.Context(), plugins.Credentials{}, src, "", dst, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "add up to more than 512 MiB") {
 		t.Fatalf("Fetch = %v, want the tree refused for its total size", err)
 	}
@@ -91,7 +92,7 @@ func TestFetchRefusesTreeBomb(t *testing.T) {
 	run("", "symbolic-ref", "HEAD", "refs/heads/main")
 
 	dst := filepath.Join(t.TempDir(), "stage")
-	_, err := (&Fetcher{}).Fetch(t.Context(), Spec{Path: src}, false, dst)
+	_, _, err := fetch(t.Context(), plugins.Credentials{}, src, "", dst, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "more than 20000 files") {
 		t.Fatalf("Fetch = %v, want the tree refused at the file limit", err)
 	}

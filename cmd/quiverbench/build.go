@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// defaultBaseline is the revision measured beside this tree unless
+// --baseline says otherwise: main before issue 30's second pass (the git
+// helper, CGO_ENABLED=0), so each run shows what that pass changed.
+const defaultBaseline = "9b2bf7d"
+
+// buildEnv is how the README installs quiver: without cgo
+// (docs/performance.md says why), so the binary measured is the one
+// agents run.
+func buildEnv() []string {
+	return append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+}
+
+// buildQuiver builds quiver, and quiver-git where the tree has it, from
+// the module in src (the current one when empty) into dir, and returns
+// quiver's path.
+func buildQuiver(src, dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	pkgs := []string{"./cmd/quiver"}
+	root := src
+	if root == "" {
+		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+		if err != nil {
+			return "", fmt.Errorf("find the module: %v", err)
+		}
+		root = strings.TrimSpace(string(out))
+	}
+	if _, err := os.Stat(filepath.Join(root, "cmd", "quiver-git")); err == nil {
+		pkgs = append(pkgs, "./cmd/quiver-git")
+	}
+	cmd := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = buildEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s in %s: %v\n%s", strings.Join(pkgs, " "), root, err, out)
+	}
+	return filepath.Join(dir, "quiver"), nil
+}
+
+// buildBaseline builds quiver at the git revision rev (a tree extracted
+// with git archive, so the work tree is not touched) into tmp.
+func buildBaseline(tmp, rev string) (string, error) {
+	src := filepath.Join(tmp, "baseline-src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	archive := exec.Command("git", "archive", "--format=tar", rev)
+	extract := exec.Command("tar", "-x", "-C", src)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	extract.Stdin = pipe
+	var stderr strings.Builder
+	archive.Stderr = &stderr
+	if err := extract.Start(); err != nil {
+		return "", err
+	}
+	if err := archive.Run(); err != nil {
+		extract.Wait()
+		return "", fmt.Errorf("--baseline %s: git archive: %v: %s", rev, err, strings.TrimSpace(stderr.String()))
+	}
+	if err := extract.Wait(); err != nil {
+		return "", fmt.Errorf("--baseline %s: tar: %v", rev, err)
+	}
+	return buildQuiver(src, filepath.Join(tmp, "baseline"))
+}
+
+// fileMiB is the size of a file in MiB.
+func fileMiB(path string) (float64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return float64(fi.Size()) / (1 << 20), nil
+}
+
+// echoName is the name under which this binary is the floor of the
+// serve rows: the least a Go JSON-RPC server can do per request.
+const echoName = "quiverbench-echo"
+
+// runEcho answers each JSON-RPC request line on stdin with its params as
+// the result, until stdin ends or a shutdown request: a minimal Go server
+// over the same pipes as `hook serve`, decoding and encoding each message
+// with encoding/json as any Go server would.
+func runEcho() int {
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	out := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(out)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if json.Unmarshal(line, &req) == nil {
+				if req.Params == nil {
+					req.Params = json.RawMessage("null")
+				}
+				enc.Encode(struct {
+					JSONRPC string          `json:"jsonrpc"`
+					ID      json.RawMessage `json:"id"`
+					Result  json.RawMessage `json:"result"`
+				}{"2.0", req.ID, req.Params})
+				out.Flush()
+				if req.Method == "shutdown" {
+					return 0
+				}
+			}
+		}
+		if err != nil {
+			return 0
+		}
+	}
+}

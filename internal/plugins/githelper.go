@@ -1,0 +1,245 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+)
+
+// GitHelper is the name of the program that does quiver's git work
+// (cmd/quiver-git, package gitwork), as git runs git-remote-https for its
+// HTTP transport: the quiver that agents start at every event then links
+// no git library, whose packages' initialisation alone took a quarter of
+// its start (docs/performance.md). Only fetching and reading git objects
+// happen there; every decision about the result (staging, the lock, the
+// content hash, trust) stays here.
+const GitHelper = "quiver-git"
+
+// GitProtocol is the version of the GitRequest and GitResponse shapes: a
+// helper of another version (an old quiver-git on PATH) refuses the
+// request rather than misreading it.
+const GitProtocol = 1
+
+// GitRequest is one piece of git work, sent to the helper as one JSON
+// object on its standard input.
+type GitRequest struct {
+	Protocol int `json:"protocol"`
+	// Op is "fetch" (URL at Ref into Dst, only the files under Sparse
+	// when set), "latest" (what Ref points to at URL), "digest" (the
+	// files of the commit checked out in Dir, as HashDir lines) or
+	// "tracked" (which of Paths the repository around Dir tracks) or
+	// "rewrite" (URL as it is fetched, after GitConfig's insteadOf).
+	Op     string `json:"op"`
+	URL    string `json:"url,omitempty"`
+	Ref    string `json:"ref,omitempty"`
+	Dst    string `json:"dst,omitempty"`
+	Sparse string `json:"sparse,omitempty"`
+	// GitConfig are git configuration files whose url.insteadOf rules
+	// rewrite URL (Fetcher.GitConfig).
+	GitConfig []string `json:"git_config,omitempty"`
+	// Token and Base are the Credentials of the fetch.
+	Token string `json:"token,omitempty"`
+	Base  string `json:"base,omitempty"`
+	// Progress asks for go-git's progress lines on standard error.
+	Progress bool     `json:"progress,omitempty"`
+	Dir      string   `json:"dir,omitempty"`
+	Paths    []string `json:"paths,omitempty"`
+}
+
+// GitResponse is the helper's answer, one JSON object on its standard
+// output.
+type GitResponse struct {
+	// URL is a "rewrite"'s answer.
+	URL     string            `json:"url,omitempty"`
+	Commit  string            `json:"commit,omitempty"`
+	Kind    RefKind           `json:"kind,omitempty"`
+	Files   map[string]string `json:"files,omitempty"`
+	Tracked []string          `json:"tracked,omitempty"`
+	// NotAFolder, after a sparse fetch, says what the sparse path is in
+	// the commit when it is there but not a folder.
+	NotAFolder *GitError `json:"not_a_folder,omitempty"`
+	// ConfigError says why GitConfig could not be used: the work was
+	// done without its rewrites.
+	ConfigError string    `json:"config_error,omitempty"`
+	Error       *GitError `json:"error,omitempty"`
+}
+
+// GitError is an error sent through the pipe: its whole message, and the
+// names of the errors of this package it wraps (GitErrorNames), so that
+// errors.Is holds on this side of the pipe as it did on that one.
+type GitError struct {
+	Message string   `json:"message"`
+	Is      []string `json:"is,omitempty"`
+}
+
+// err is e as an error of this side, nil for nil.
+func (e *GitError) err() error {
+	if e == nil {
+		return nil
+	}
+	he := &helperError{msg: e.Message}
+	for _, name := range e.Is {
+		if known, ok := gitErrors[name]; ok {
+			he.is = append(he.is, known)
+		}
+	}
+	return he
+}
+
+// gitErrors are the errors a caller may tell apart after git work, by the
+// names they travel under.
+var gitErrors = map[string]error{
+	"repo-not-found":  ErrRepoNotFound,
+	"auth-required":   ErrAuthRequired,
+	"auth-failed":     ErrAuthFailed,
+	"ref-not-found":   ErrRefNotFound,
+	"empty-repo":      ErrEmptyRepo,
+	"no-such-folder":  ErrNoSuchFolder,
+	"unsafe-tree":     ErrUnsafeTree,
+	"not-a-commit":    ErrNotACommit,
+	"invalid-spec":    ErrInvalidSpec,
+	"unsafe-symlink":  ErrUnsafeSymlink,
+	"context-cancel":  context.Canceled,
+	"context-timeout": context.DeadlineExceeded,
+}
+
+// GitErrorNames names the errors of gitErrors that err wraps, sorted.
+func GitErrorNames(err error) []string {
+	var out []string
+	for name, e := range gitErrors {
+		if errors.Is(err, e) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// helperError is an error that came through the pipe: its message, and
+// the errors it wrapped on the other side.
+type helperError struct {
+	msg string
+	is  []error
+}
+
+func (e *helperError) Error() string   { return e.msg }
+func (e *helperError) Unwrap() []error { return e.is }
+
+// gitHelperPath finds the helper: beside quiver's own executable first
+// (go install puts both in one folder; a packager ships them together),
+// then on PATH.
+func gitHelperPath() (string, error) {
+	name := GitHelper
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	self, err := os.Executable()
+	if err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(GitHelper)
+	if err != nil {
+		where := "on PATH"
+		if self != "" {
+			where = "beside " + self + " nor on PATH"
+		}
+		return "", fmt.Errorf("quiver's git helper %s is not %s; install it with quiver (go install ./cmd/quiver ./cmd/quiver-git)", GitHelper, where)
+	}
+	return p, nil
+}
+
+// runGit does req in the helper. progress, when not nil, receives the
+// helper's progress lines; a cancelled ctx kills the helper and waits for
+// it, so nothing writes to req.Dst after runGit returns.
+func runGit(ctx context.Context, req GitRequest, progress io.Writer) (GitResponse, error) {
+	path, err := gitHelperPath()
+	if err != nil {
+		return GitResponse{}, err
+	}
+	req.Protocol = GitProtocol
+	req.Progress = progress != nil
+	in, err := json.Marshal(req)
+	if err != nil {
+		return GitResponse{}, err
+	}
+	cmd := exec.CommandContext(ctx, path)
+	// The helper reads one request, then watches its standard input: when
+	// quiver ends, however it ends, the pipe closes and the helper stops
+	// writing into quiver's staging folder (dieWithParent does the same
+	// at once where the system allows).
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return GitResponse{}, err
+	}
+	var stdout bytes.Buffer
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stdout = &stdout
+	cmd.Stderr = stderr
+	if progress != nil {
+		cmd.Stderr = io.MultiWriter(progress, stderr)
+	}
+	dieWithParent(cmd)
+	err = startAndWait(cmd, stdin, append(in, '\n'))
+	if ctx.Err() != nil {
+		return GitResponse{}, fmt.Errorf("%s %s: %w", req.Op, Redact(req.URL+req.Dir), context.Cause(ctx))
+	}
+	var resp GitResponse
+	if jerr := json.Unmarshal(stdout.Bytes(), &resp); jerr != nil {
+		if err == nil {
+			err = jerr
+		}
+		return GitResponse{}, fmt.Errorf("%s: %v%s", path, err, stderr.tail())
+	}
+	return resp, resp.Error.err()
+}
+
+// startAndWait starts cmd, writes in to its standard input and waits for
+// it, on one OS thread: the death signal that dieWithParent asks for is
+// sent when the thread that started the helper ends, not the process, so
+// that thread is held until the helper is done.
+func startAndWait(cmd *exec.Cmd, stdin io.Writer, in []byte) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	stdin.Write(in) // a helper that did not read it ended: Wait says how
+	return cmd.Wait()
+}
+
+// tailBuffer keeps the last max bytes written to it: what a helper that
+// failed without answering said last.
+type tailBuffer struct {
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) tail() string {
+	s := string(bytes.TrimSpace(t.b))
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
