@@ -92,7 +92,6 @@ func (s Spec) Shown() string {
 var (
 	scpLike    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9.-]+):(.+)$`) })
 	schemeLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
-	hexSHA     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,40}$`) })
 )
 
 // ParseSpec parses one `plugin add` argument. base is QUIVER_GIT_BASE (empty
