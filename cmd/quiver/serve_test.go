@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -161,14 +162,18 @@ func (c *serveClient) await(id int) rpcReply {
 	}
 }
 
-var nextID = 1000
+// nextID numbers requests across the tests that run in parallel, each
+// with its own server: an id is taken once, atomically, and used for both
+// the request and the wait (reading a shared counter twice let a parallel
+// test move it in between, and a test then waited for an id never sent).
+var nextID atomic.Int64
 
 // call sends one request and waits for its response.
 func (c *serveClient) call(method string, params any) rpcReply {
 	c.t.Helper()
-	nextID++
-	c.request(nextID, method, params)
-	return c.await(nextID)
+	id := int(1000 + nextID.Add(1))
+	c.request(id, method, params)
+	return c.await(id)
 }
 
 // run calls run and decodes the result.
