@@ -500,10 +500,13 @@ func chooseTarget(refs []*plumbing.Reference, ref string) (target, error) {
 		}
 		return target{}, fmt.Errorf("%w: cannot tell the default branch; give a ref", ErrRefNotFound)
 	}
-	if _, ok := byName[plumbing.NewBranchReferenceName(ref)]; ok {
+	// A full commit SHA is that commit, as git reads 40 hex digits,
+	// whatever a branch or tag of that name holds: a repository can name
+	// a branch like a commit and move it, and a pin must not follow it.
+	if _, ok := byName[plumbing.NewBranchReferenceName(ref)]; ok && !IsCommit(ref) {
 		return branch(plumbing.NewBranchReferenceName(ref)), nil
 	}
-	if r, ok := byName[plumbing.NewTagReferenceName(ref)]; ok {
+	if r, ok := byName[plumbing.NewTagReferenceName(ref)]; ok && !IsCommit(ref) {
 		return target{kind: TagRef, refspec: config.RefSpec("+" + r.Name().String() + ":" + r.Name().String()), commit: commitOf(r)}, nil
 	}
 	if hexSHA().MatchString(ref) {
