@@ -118,7 +118,7 @@ func (p *Policy) verifiedMarketplace(c plugins.Candidate) (string, bool) {
 	}
 	store := &marketplace.Store{Layout: p.layout, Global: c.Scope.Location == plugins.Global, GitBase: p.gitBase}
 	co, err := store.Find(c.Market)
-	if err != nil {
+	if err != nil || !p.checkoutVerified(co.MarketplaceCheckout) {
 		return "", false
 	}
 	e, _, err := co.Market.Find(c.Name.Repo())
@@ -130,6 +130,23 @@ func (p *Policy) verifiedMarketplace(c plugins.Candidate) (string, bool) {
 		return "", false
 	}
 	return co.Entry.Source, true
+}
+
+// checkoutVerified says whether a marketplace checkout is what this
+// machine put in place for its lock entry (plugins.CheckoutVerified): a
+// checkout a repository committed, or a pull overwrote, is no proof of
+// what the marketplace lists. The answer is kept for the policy's life.
+func (p *Policy) checkoutVerified(mc plugins.MarketplaceCheckout) bool {
+	key := mc.Dir + "\x00" + mc.Entry.Source + "\x00" + mc.Entry.Ref + "\x00" + mc.Entry.Commit
+	if ok, seen := p.checkouts[key]; seen {
+		return ok
+	}
+	ok := plugins.CheckoutVerified(mc.Scope, mc.Name, mc.Entry)
+	if p.checkouts == nil {
+		p.checkouts = map[string]bool{}
+	}
+	p.checkouts[key] = ok
+	return ok
 }
 
 // sourceViolations checks c's forms: a deny of any file that matches any

@@ -53,6 +53,8 @@ type Policy struct {
 	global   bool
 	gitBase  string
 	rewrites plugins.Rewrites
+	// checkouts caches checkoutVerified's answers.
+	checkouts map[string]bool
 }
 
 // Load reads the policy files for layout: the machine's (QUIVER_POLICY_FILE
