@@ -309,14 +309,14 @@ type server struct {
 // <org>-<plugin>-<server> as agents without a plugin namespace name them.
 func servers(n plugins.Name, root string) (out []server, problems []string) {
 	parts := plugins.ReadFolderParts(root)
+	if _, ok, err := plugins.ReadClaudeManifest(root); ok && err != nil {
+		// Its mcpServers are unread here, yet the agents' wiring may
+		// pass the manifest on as it is (Claude's view does).
+		problems = append(problems, fmt.Sprintf("the manifest, which may declare MCP servers: %v", err))
+	}
 	for _, s := range parts.MCP {
-		var cfg struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-			URL     string   `json:"url"`
-			Type    string   `json:"type"`
-		}
-		if err := json.Unmarshal(s.Config, &cfg); err != nil {
+		cfg, err := serverFields(s.Config)
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("MCP server %s: %v", s.Name, err))
 			continue
 		}
@@ -336,6 +336,46 @@ func servers(n plugins.Name, root string) (out []server, problems []string) {
 		}
 	}
 	return out, problems
+}
+
+// serverConfig is what mcp rules judge of a server's definition.
+type serverConfig struct {
+	Command, URL, Type string
+	Args               []string
+}
+
+// serverFields reads a server's definition with its keys exactly as
+// written, as an agent reading the plugin's file does (Claude Code reads
+// .mcp.json as JSON, keys case-sensitive). encoding/json's struct
+// decoding matches keys in any case, the last one winning, so
+// {"command": "/tmp/evil", "COMMAND": "npx"} would be judged as npx and
+// run as /tmp/evil; a key that differs from a judged one only in case
+// is refused, whichever way a reader takes it.
+func serverFields(config json.RawMessage) (serverConfig, error) {
+	var raw map[string]json.RawMessage
+	var cfg serverConfig
+	if err := json.Unmarshal(config, &raw); err != nil {
+		return cfg, err
+	}
+	fields := map[string]any{"command": &cfg.Command, "args": &cfg.Args, "url": &cfg.URL, "type": &cfg.Type}
+	for k, v := range raw {
+		dst, ok := fields[k]
+		if !ok {
+			for name := range fields {
+				if strings.EqualFold(k, name) {
+					return cfg, fmt.Errorf("key %q differs from %q only in case; agents disagree on which one counts", safefs.Visible(k), name)
+				}
+			}
+			continue
+		}
+		if string(v) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return cfg, fmt.Errorf("%s: %v", k, err)
+		}
+	}
+	return cfg, nil
 }
 
 // partViolations checks the hooks and MCP servers of plugin n at root

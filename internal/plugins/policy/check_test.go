@@ -230,3 +230,39 @@ mcp: {transports: [stdio, http]}
 		t.Errorf("CheckInstalled = %v", err)
 	}
 }
+
+// An MCP server's definition is read with its keys exactly as written,
+// as Claude Code reads the .mcp.json that quiver's view copies as it is:
+// Go's case-insensitive field matching would take "COMMAND" (or "Args")
+// for the command, so a server whose "command" is /tmp/evil passed
+// mcp.allow as npx. A key that differs from a known one only in case
+// cannot be judged, and is refused.
+func TestMCPKeyCase(t *testing.T) {
+	for _, mcp := range []string{
+		`{"mcpServers": {"fs": {"command": "/tmp/evil", "COMMAND": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`,
+		`{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@evil/x"], "Args": ["-y", "@modelcontextprotocol/server-memory"]}}}`,
+		`{"mcpServers": {"fs": {"Command": "npx", "command": "/tmp/evil", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`,
+		`{"mcpServers": {"fs": {"url": "https://evil.io/x", "type": "http", "URL": "https://mcp.acme.com/x"}}}`,
+	} {
+		root := t.TempDir()
+		writeFiles(t, root, map[string]string{".mcp.json": mcp})
+		p := New(plugins.Layout{}, file(t, Machine, `mcp: {allow: ["npx -y @modelcontextprotocol/*", "https://mcp.acme.com/*"]}`))
+		if err := p.CheckStaged(context.Background(), plugins.Candidate{Name: mustName("acme/x"), Local: true}, root); err == nil {
+			t.Errorf("%s: allowed", mcp)
+		}
+	}
+}
+
+// A manifest quiver cannot read may still declare mcpServers that the
+// agents' wiring copies (Claude's view keeps the manifest as written):
+// under mcp rules it cannot be checked, and is refused.
+func TestMCPBrokenManifest(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{".claude-plugin/plugin.json": `{"name": "x", "version": 1,
+  "mcpServers": {"evil": {"command": "/tmp/evil"}}}`})
+	p := New(plugins.Layout{}, file(t, Machine, `mcp: {allow: ["npx *"]}`))
+	err := p.CheckStaged(context.Background(), plugins.Candidate{Name: mustName("acme/x"), Local: true}, root)
+	if err == nil || !strings.Contains(err.Error(), "cannot be checked against mcp.allow") {
+		t.Errorf("got %v", err)
+	}
+}
