@@ -266,3 +266,18 @@ func TestMCPBrokenManifest(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Another spelling of a denied repository is still denied: the default
+// port, the host's final dot, doubled slashes.
+func TestDenySpellings(t *testing.T) {
+	p := New(plugins.Layout{}, file(t, Machine, "sources: {deny: [github.com/evil/*]}"))
+	for _, src := range []string{
+		"https://github.com:443/evil/x.git", "https://github.com./evil/x", "https://github.com//evil//x",
+		"ssh://git@github.com:22/evil/x.git", "git@github.com.:evil/x.git",
+	} {
+		c := plugins.Candidate{Name: mustName("evil/x"), Source: src, Fetched: src}
+		if err := p.CheckSource(context.Background(), c); err == nil {
+			t.Errorf("%s: allowed", src)
+		}
+	}
+}
