@@ -540,6 +540,26 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 			add("plugins/"+k, p.partViolations(n, root)...)
 		}
 	}
+	// A plugin folder the lock does not name (a repository may commit
+	// one) is listed, wired and run like the others: its parts are
+	// judged, and its source, unknown, passes no sources.allow.
+	entries, _ := os.ReadDir(s.PluginsDir())
+	for _, de := range entries {
+		n, err := plugins.ParseName(de.Name())
+		if err != nil || n.Dir() != de.Name() || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if _, ok := lock.Plugins[n.String()]; ok {
+			continue
+		}
+		for _, f := range p.Files {
+			if allow := f.Sources.Allow; allow != nil {
+				add("plugins/"+n.String(), refuse(RuleSourceDenied, f, "sources.allow",
+					"plugin %s is not in quiver.lock: its source is unknown, and sources.allow (%s) admits only what it names", n, listed(allow)))
+			}
+		}
+		add("plugins/"+n.String(), p.partViolations(n, s.PluginDir(n))...)
+	}
 	if p.partRules() {
 		// The scope's own hooks (.quiver/hooks), which no lock entry names.
 		add("", p.hookViolations("the hooks of "+s.Root, s.Root)...)
