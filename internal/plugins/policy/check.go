@@ -214,7 +214,9 @@ func (p *Policy) pinner() *File {
 // governed by sources only.
 func (p *Policy) pinViolation(ctx context.Context, c plugins.Candidate) (*violation, error) {
 	f := p.pinner()
-	if f == nil || c.Local || c.Link {
+	// A --link install is of a local folder; a lock entry that says
+	// link: true of anything else is no local folder, and is judged.
+	if f == nil || c.Local {
 		return nil, nil
 	}
 	what := "plugin " + c.Name.String()
@@ -532,12 +534,11 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 		c := p.entryCandidate(s, n, e, ask)
 		add("plugins/"+k, p.sourceViolations(c)...)
 		pin("plugins/"+k, c)
-		root := s.PluginDir(n)
-		if e.Link {
-			root = e.Source
-		}
+		// The folder agents read, through the link of a --link
+		// install: never the lock's word for where that leads (a
+		// repository may commit both, pointing at different folders).
 		if _, err := os.Lstat(s.PluginDir(n)); err == nil {
-			add("plugins/"+k, p.partViolations(n, root)...)
+			add("plugins/"+k, p.partViolations(n, s.PluginDir(n))...)
 		}
 	}
 	// A plugin folder the lock does not name (a repository may commit
