@@ -411,7 +411,7 @@ func (p *Policy) hookViolations(what, root string) []violation {
 		}
 		if urls := f.Hooks.HTTPURLs; urls != nil {
 			for _, h := range hs {
-				if h.typ == "http" && !slices.ContainsFunc(urls, func(pat string) bool { return MatchText(pat, h.url) }) {
+				if h.typ == "http" && !slices.ContainsFunc(urls, func(pat string) bool { return matchURL(pat, h.url) }) {
 					v := refuse(RuleHookURLDenied, f, "hooks.http_urls", "%s: http handler %s posts to %s, not allowed by hooks.http_urls (%s)", what, h.name, safefs.Visible(h.url), listed(urls))
 					v.in = h.file
 					out = append(out, v)
@@ -456,7 +456,24 @@ func (p *Policy) mcpViolations(n plugins.Name, root string) []violation {
 // quiver name, its command line (before variables are expanded) or its
 // URL; never the plugin's own name for it alone.
 func (s server) allowedBy(pat string) bool {
-	return MatchText(pat, s.name) || s.commandLine != "" && MatchText(pat, s.commandLine) || s.url != "" && MatchText(pat, s.url)
+	return MatchText(pat, s.name) || s.commandLine != "" && MatchText(pat, s.commandLine) || s.url != "" && matchURL(pat, s.url)
+}
+
+// matchURL is MatchText for a URL something will be sent to: never one
+// with a user part, where what reads as the host is not one
+// ("http://127.0.0.1:9000@evil.io/x" posts to evil.io, and
+// "http://127.0.0.1:*" would admit it). The authority is read as
+// written, variables (${PORT}) and all.
+func matchURL(pat, raw string) bool {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		rest = raw
+	}
+	authority, _, _ := strings.Cut(rest, "/")
+	if strings.ContainsAny(authority, "@\\") {
+		return false
+	}
+	return MatchText(pat, raw)
 }
 
 // listed writes a list for a message; [] for an empty one.
