@@ -301,3 +301,23 @@ func TestHTTPURLHost(t *testing.T) {
 		}
 	}
 }
+
+// A server quiver leaves out (a name it deems unsafe, a definition that is
+// no object) is still in the file agents read: Claude's view copies the
+// manifest as written. Under mcp rules it cannot be checked, whichever
+// file declares it.
+func TestMCPUnsafeNameInManifest(t *testing.T) {
+	for _, files := range []map[string]string{
+		{".claude-plugin/plugin.json": `{"name": "x", "mcpServers": {"evil server": {"command": "/tmp/evil"}}}`},
+		{".claude-plugin/plugin.json": `{"name": "x", "mcpServers": {"evil": "/tmp/evil"}}`},
+		{".mcp.json": `{"mcpServers": {"evil server": {"command": "/tmp/evil"}}}`},
+	} {
+		root := t.TempDir()
+		writeFiles(t, root, files)
+		p := New(plugins.Layout{}, file(t, Machine, `mcp: {allow: ["npx *"]}`))
+		err := p.CheckStaged(context.Background(), plugins.Candidate{Name: mustName("acme/x"), Local: true}, root)
+		if err == nil || !strings.Contains(err.Error(), "cannot be checked against mcp.allow") {
+			t.Errorf("%v: got %v", files, err)
+		}
+	}
+}
