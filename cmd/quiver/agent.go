@@ -219,8 +219,19 @@ func (a *App) runAgentList(asJSON bool) error {
 // agents depends on it, SPEC §16) by re-syncing them into wired agents'
 // folders; a failure there is a warning, since the command itself
 // succeeded.
+//
+// While what a scope has installed breaks the policy, the scope's agents
+// are synced without anything its plugins carry (Wirer.Withhold): the
+// policy never keeps a forbidden server wired after a disable or a
+// revoke.
 func (a *App) resyncAgents(cmd *cobra.Command, args []string) error {
-	if err := a.runAgentSync(cmd.Context()); err != nil {
+	layout, err := a.layout()
+	if err == nil {
+		w := a.wirer(layout)
+		w.Withhold = true
+		err = w.Sync(cmd.Context())
+	}
+	if err != nil {
 		a.warnf("quiver: warning: re-linking skills into wired agents: %v", err)
 	}
 	return nil

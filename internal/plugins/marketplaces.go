@@ -176,6 +176,7 @@ func (in *Installer) putMarketplace(lock *Lock, name, stage string, entry Market
 	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
 		return err // the journal lets the next command record it
 	}
+	recordCheckout(in.Scope, name, entry) // best effort: unrecorded, it is checked out again
 	os.Remove(journal)
 	os.RemoveAll(stage) // the old checkout, if any
 	os.RemoveAll(backup)
@@ -330,6 +331,7 @@ func (in *Installer) repairMarketplaces(lock *Lock) (changed bool, err error) {
 			// This machine swapped the checkout in and was stopped
 			// before it wrote the lock: finish the change.
 			lock.Marketplaces[name] = st.MarketplaceEntry
+			recordCheckout(in.Scope, name, st.MarketplaceEntry)
 			changed = true
 			in.notify(fmt.Sprintf("completed an interrupted change of marketplace %s", name))
 		} else if !ok {
@@ -410,7 +412,7 @@ func (in *Installer) syncMarketplaces(ctx context.Context, lock *Lock) []SyncRes
 		r := SyncResult{Marketplace: name, Status: "ok"}
 		dir := in.Scope.MarketplaceDir(name)
 		st, err := readStamp(dir)
-		if err == nil && st.Name == name && st.Commit == want.Commit && st.Source == want.Source {
+		if err == nil && st.Name == name && st.Commit == want.Commit && st.Source == want.Source && CheckoutVerified(in.Scope, name, want) {
 			out = append(out, r)
 			continue
 		}
@@ -450,4 +452,58 @@ func (in *Installer) syncMarketplaces(ctx context.Context, lock *Lock) []SyncRes
 		out = append(out, r)
 	}
 	return out
+}
+
+// The machine's record of each marketplace checkout it put in place: the
+// lock entry it was checked out for and the content hash of the folder.
+// The checkout lives in the scope (.quiver/marketplaces/NAME), where a
+// repository can commit one, stamp included, or a pull can overwrite the
+// ignored files; only this record, under the scope's machine folder,
+// says the folder is the marketplace at its locked commit (SPEC §17: a
+// marketplace:SOURCE claim is honoured only against that).
+
+type checkoutRecord struct {
+	MarketplaceEntry
+	Hash string `json:"hash"`
+}
+
+// checkoutRecordPath is where the record of checkout name is kept.
+func (s Scope) checkoutRecordPath(name string) string {
+	return filepath.Join(s.StateDir(), "checkouts", name+".json")
+}
+
+// recordCheckout records that the checkout of name, as it is now, is
+// entry's; an error leaves it unrecorded (then unverified).
+func recordCheckout(s Scope, name string, entry MarketplaceEntry) error {
+	d, err := HashDir(s.MarketplaceDir(name))
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(checkoutRecord{MarketplaceEntry: entry, Hash: d.Sum})
+	if err != nil {
+		return err
+	}
+	p := s.checkoutRecordPath(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	return WriteFileAtomic(p, data, 0o600)
+}
+
+// CheckoutVerified reports whether the checkout of marketplace name is
+// what this machine put in place for lock entry entry, unchanged since.
+func CheckoutVerified(s Scope, name string, entry MarketplaceEntry) bool {
+	if ValidMarketplaceName(name) != nil {
+		return false
+	}
+	data, err := safefs.ReadFile(s.checkoutRecordPath(name), safefs.MaxMeta)
+	if err != nil {
+		return false
+	}
+	var rec checkoutRecord
+	if json.Unmarshal(data, &rec) != nil || rec.MarketplaceEntry != entry || rec.Hash == "" {
+		return false
+	}
+	d, err := HashDir(s.MarketplaceDir(name))
+	return err == nil && d.Sum == rec.Hash
 }

@@ -257,13 +257,16 @@ func (r *partsReader) serverMap(found map[string]Server, file, key string, v jso
 		return
 	}
 	for name, def := range servers {
+		// The key in the message says which kind of server is left
+		// out: the policy refuses what it cannot check (mcpServers),
+		// whichever file declared it.
 		if !partName(name) {
-			r.problem("%s: server name %q is not safe (letters, digits, '.', '_' and '-', at most 64)", file, name)
+			r.problem("%s: %s: server name %q is not safe (letters, digits, '.', '_' and '-', at most 64)", file, key, name)
 			continue
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(def, &obj) != nil || obj == nil {
-			r.problem("%s: server %q is not an object", file, name)
+			r.problem("%s: %s: server %q is not an object", file, key, name)
 			continue
 		}
 		found[name] = Server{Name: name, Config: bytes.TrimSpace(def), From: file}

@@ -20,7 +20,7 @@ func NormalSource(src string) string {
 	}
 	if !strings.Contains(src, "://") {
 		if m := scpLike().FindStringSubmatch(src); m != nil && !strings.Contains(strings.SplitN(src, ":", 2)[0], "/") {
-			return normalHostPath(m[1], m[2])
+			return normalHostPath("ssh", m[1], m[2])
 		}
 		if filepath.IsAbs(src) {
 			return "local:" + filepath.Clean(src)
@@ -34,13 +34,35 @@ func NormalSource(src string) string {
 	if u.Scheme == "file" {
 		return "local:" + filepath.Clean(u.Path)
 	}
-	return normalHostPath(u.Host, u.Path)
+	return normalHostPath(strings.ToLower(u.Scheme), u.Host, u.Path)
 }
 
-func normalHostPath(host, p string) string {
-	p = strings.Trim(p, "/")
-	p = strings.TrimSuffix(p, ".git")
-	return strings.ToLower(host) + "/" + p
+// defaultPorts are the ports a scheme's URL means when it names none.
+var defaultPorts = map[string]string{"https": "443", "http": "80", "ssh": "22"}
+
+// normalHostPath is host and path of a URL of scheme as one source: one
+// spelling for what reaches one repository, or a deny list is passed by
+// another (github.com:443, github.com., evil//x): the scheme's default
+// port, a fully qualified host's final dot and empty path segments are
+// dropped.
+func normalHostPath(scheme, host, p string) string {
+	host = strings.ToLower(host)
+	name, port := host, ""
+	if i := strings.LastIndex(host, ":"); i >= 0 && !strings.Contains(host[i:], "]") {
+		name, port = host[:i], host[i+1:]
+	}
+	name = strings.TrimSuffix(name, ".")
+	if port != "" && port != defaultPorts[scheme] {
+		name += ":" + port
+	}
+	var segs []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	p = strings.TrimSuffix(strings.Join(segs, "/"), ".git")
+	return name + "/" + p
 }
 
 // SameSource reports whether two recorded sources name one repository or

@@ -13,6 +13,16 @@ func TestNormalSource(t *testing.T) {
 		{"file:///srv/plugins/x", "local:/srv/plugins/x"},
 		{"/srv/plugins/x/", "local:/srv/plugins/x"},
 		{"", ""},
+		// Spellings of one repository that a deny list must not miss:
+		// the scheme's default port, a fully qualified host's final dot,
+		// empty path segments (servers merge slashes).
+		{"https://github.com:443/evil/x", "github.com/evil/x"},
+		{"ssh://git@github.com:22/evil/x.git", "github.com/evil/x"},
+		{"http://example.com:80/evil/x", "example.com/evil/x"},
+		{"https://github.com./evil/x", "github.com/evil/x"},
+		{"https://GitHub.COM.:443//evil//x//", "github.com/evil/x"},
+		{"git@github.com.:evil//x.git", "github.com/evil/x"},
+		{"https://github.com:8443/evil/x", "github.com:8443/evil/x"},
 	} {
 		if got := NormalSource(c.in); got != c.want {
 			t.Errorf("NormalSource(%q) = %q, want %q", c.in, got, c.want)

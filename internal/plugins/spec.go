@@ -156,6 +156,13 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 	case scpLike().MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
 		s.URL = body
 		repoPath = scpLike().FindStringSubmatch(body)[2]
+		// As for a URL: an ssh server resolves the path as a file
+		// system does, so host:acme/../evil/x is evil/x.
+		for _, seg := range strings.Split(repoPath, "/") {
+			if seg == "." || seg == ".." {
+				return s, fmt.Errorf("%w %q: the path has a %q segment", ErrInvalidSpec, shown, seg)
+			}
+		}
 	case strings.Count(body, "/") >= 2 && !strings.Contains(body, ":"):
 		// org/repo/sub/dir: a folder of the repository (SPEC §12).
 		parts := strings.SplitN(body, "/", 3)

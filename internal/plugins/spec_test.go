@@ -111,6 +111,10 @@ func TestParseSpecErrors(t *testing.T) {
 		// shorthands that are not org/repo
 		"a/b/..", "acme/guard/../x", "acme/guard//x", "org@repo", "acme", "acme/", "acme/guard@", "acme/.hidden", "-acme/guard", "acme/gu ard",
 		"acme_co/guard", "acme/guard@v1@v2", "acme/gu*rd",
+		// an scp-like path that steps out of the folder it names: a
+		// plain ssh server resolves acme/../evil/x to evil/x, which a
+		// policy allowing host/acme/** must not be shown
+		"git@github.com:acme/../evil/x.git", "git@github.com:acme/./x", "host:../evil/x",
 		// bad refs
 		"acme/guard@-x", "acme/guard@a..b", "acme/guard@x.lock", "acme/guard@a~1", "acme/guard@a^",
 		"https://github.com/acme/guard@-x", "./guard@x.lock", "git@github.com:acme/guard.git@a~1",

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,36 @@ type Wirer struct {
 	// scope must keep it before quiver wires that scope's agents. nil
 	// checks nothing.
 	Policy *policy.Policy
+	// Withhold says how Sync treats a scope whose plugins break the
+	// policy: false (agent sync) refuses to write its agents' files at
+	// all; true (the re-sync that ends plugin remove, disable, trust
+	// --revoke and the others) syncs them without anything those
+	// plugins carry, so that a command that takes a forbidden part away
+	// does take it out of the agents' files.
+	Withhold bool
+
+	// withheld are the roots of the scopes whose plugins Sync found
+	// breaking the policy: their agents are synced without anything
+	// those plugins carry, so that the policy never keeps a forbidden
+	// server wired.
+	withheld map[string]bool
+}
+
+// docsFor is d as the agents of site see it: without what the scope's
+// plugins carry (servers, subagents, commands, skills) while they break
+// the policy (withheld).
+func (w *Wirer) docsFor(site Site, d Docs) Docs {
+	if !w.withheld[site.Scope.Root] {
+		return d
+	}
+	loc := site.Scope.Location
+	ps := maps.Clone(d.Plugins)
+	delete(ps, loc)
+	d.Plugins = ps
+	fromPlugin := func(doc discovery.Doc) bool { return doc.Location == loc && !doc.Plugin.IsZero() }
+	d.Skills = slices.DeleteFunc(slices.Clone(d.Skills), fromPlugin)
+	d.Recipes = slices.DeleteFunc(slices.Clone(d.Recipes), fromPlugin)
+	return d
 }
 
 // checkPolicy refuses to wire scope s while what it has installed breaks
@@ -579,6 +610,7 @@ func (w *Wirer) syncItems(site Site, rec *wiring.Record) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	d = w.docsFor(site, d)
 	var plan Plan
 	if site.Agent.parts != nil {
 		if plan, err = site.Agent.parts(w, site, d, cmp.Or(entry.Command, "quiver")); err != nil {
@@ -745,8 +777,18 @@ func (w *Wirer) Sync(ctx context.Context) error {
 		}
 		if len(rec.Names()) > 0 {
 			if err := w.checkPolicy(s); err != nil {
+				// Nothing the scope's plugins carry is wired while they
+				// break the policy; what was wired is taken out (a
+				// disable, a revoke, a new policy must not leave a
+				// forbidden server in place).
 				errs = append(errs, err)
-				continue
+				if !w.Withhold {
+					continue
+				}
+				if w.withheld == nil {
+					w.withheld = map[string]bool{}
+				}
+				w.withheld[s.Root] = true
 			}
 		}
 		changed := false

@@ -118,7 +118,7 @@ func (p *Policy) verifiedMarketplace(c plugins.Candidate) (string, bool) {
 	}
 	store := &marketplace.Store{Layout: p.layout, Global: c.Scope.Location == plugins.Global, GitBase: p.gitBase}
 	co, err := store.Find(c.Market)
-	if err != nil {
+	if err != nil || !p.checkoutVerified(co.MarketplaceCheckout) {
 		return "", false
 	}
 	e, _, err := co.Market.Find(c.Name.Repo())
@@ -130,6 +130,23 @@ func (p *Policy) verifiedMarketplace(c plugins.Candidate) (string, bool) {
 		return "", false
 	}
 	return co.Entry.Source, true
+}
+
+// checkoutVerified says whether a marketplace checkout is what this
+// machine put in place for its lock entry (plugins.CheckoutVerified): a
+// checkout a repository committed, or a pull overwrote, is no proof of
+// what the marketplace lists. The answer is kept for the policy's life.
+func (p *Policy) checkoutVerified(mc plugins.MarketplaceCheckout) bool {
+	key := mc.Dir + "\x00" + mc.Entry.Source + "\x00" + mc.Entry.Ref + "\x00" + mc.Entry.Commit
+	if ok, seen := p.checkouts[key]; seen {
+		return ok
+	}
+	ok := plugins.CheckoutVerified(mc.Scope, mc.Name, mc.Entry)
+	if p.checkouts == nil {
+		p.checkouts = map[string]bool{}
+	}
+	p.checkouts[key] = ok
+	return ok
 }
 
 // sourceViolations checks c's forms: a deny of any file that matches any
@@ -197,7 +214,9 @@ func (p *Policy) pinner() *File {
 // governed by sources only.
 func (p *Policy) pinViolation(ctx context.Context, c plugins.Candidate) (*violation, error) {
 	f := p.pinner()
-	if f == nil || c.Local || c.Link {
+	// A --link install is of a local folder; a lock entry that says
+	// link: true of anything else is no local folder, and is judged.
+	if f == nil || c.Local {
 		return nil, nil
 	}
 	what := "plugin " + c.Name.String()
@@ -292,14 +311,14 @@ type server struct {
 // <org>-<plugin>-<server> as agents without a plugin namespace name them.
 func servers(n plugins.Name, root string) (out []server, problems []string) {
 	parts := plugins.ReadFolderParts(root)
+	if _, ok, err := plugins.ReadClaudeManifest(root); ok && err != nil {
+		// Its mcpServers are unread here, yet the agents' wiring may
+		// pass the manifest on as it is (Claude's view does).
+		problems = append(problems, fmt.Sprintf("the manifest, which may declare MCP servers: %v", err))
+	}
 	for _, s := range parts.MCP {
-		var cfg struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-			URL     string   `json:"url"`
-			Type    string   `json:"type"`
-		}
-		if err := json.Unmarshal(s.Config, &cfg); err != nil {
+		cfg, err := serverFields(s.Config)
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("MCP server %s: %v", s.Name, err))
 			continue
 		}
@@ -319,6 +338,46 @@ func servers(n plugins.Name, root string) (out []server, problems []string) {
 		}
 	}
 	return out, problems
+}
+
+// serverConfig is what mcp rules judge of a server's definition.
+type serverConfig struct {
+	Command, URL, Type string
+	Args               []string
+}
+
+// serverFields reads a server's definition with its keys exactly as
+// written, as an agent reading the plugin's file does (Claude Code reads
+// .mcp.json as JSON, keys case-sensitive). encoding/json's struct
+// decoding matches keys in any case, the last one winning, so
+// {"command": "/tmp/evil", "COMMAND": "npx"} would be judged as npx and
+// run as /tmp/evil; a key that differs from a judged one only in case
+// is refused, whichever way a reader takes it.
+func serverFields(config json.RawMessage) (serverConfig, error) {
+	var raw map[string]json.RawMessage
+	var cfg serverConfig
+	if err := json.Unmarshal(config, &raw); err != nil {
+		return cfg, err
+	}
+	fields := map[string]any{"command": &cfg.Command, "args": &cfg.Args, "url": &cfg.URL, "type": &cfg.Type}
+	for k, v := range raw {
+		dst, ok := fields[k]
+		if !ok {
+			for name := range fields {
+				if strings.EqualFold(k, name) {
+					return cfg, fmt.Errorf("key %q differs from %q only in case; agents disagree on which one counts", safefs.Visible(k), name)
+				}
+			}
+			continue
+		}
+		if string(v) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return cfg, fmt.Errorf("%s: %v", k, err)
+		}
+	}
+	return cfg, nil
 }
 
 // partViolations checks the hooks and MCP servers of plugin n at root
@@ -352,7 +411,7 @@ func (p *Policy) hookViolations(what, root string) []violation {
 		}
 		if urls := f.Hooks.HTTPURLs; urls != nil {
 			for _, h := range hs {
-				if h.typ == "http" && !slices.ContainsFunc(urls, func(pat string) bool { return MatchText(pat, h.url) }) {
+				if h.typ == "http" && !slices.ContainsFunc(urls, func(pat string) bool { return matchURL(pat, h.url) }) {
 					v := refuse(RuleHookURLDenied, f, "hooks.http_urls", "%s: http handler %s posts to %s, not allowed by hooks.http_urls (%s)", what, h.name, safefs.Visible(h.url), listed(urls))
 					v.in = h.file
 					out = append(out, v)
@@ -397,7 +456,24 @@ func (p *Policy) mcpViolations(n plugins.Name, root string) []violation {
 // quiver name, its command line (before variables are expanded) or its
 // URL; never the plugin's own name for it alone.
 func (s server) allowedBy(pat string) bool {
-	return MatchText(pat, s.name) || s.commandLine != "" && MatchText(pat, s.commandLine) || s.url != "" && MatchText(pat, s.url)
+	return MatchText(pat, s.name) || s.commandLine != "" && MatchText(pat, s.commandLine) || s.url != "" && matchURL(pat, s.url)
+}
+
+// matchURL is MatchText for a URL something will be sent to: never one
+// with a user part, where what reads as the host is not one
+// ("http://127.0.0.1:9000@evil.io/x" posts to evil.io, and
+// "http://127.0.0.1:*" would admit it). The authority is read as
+// written, variables (${PORT}) and all.
+func matchURL(pat, raw string) bool {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		rest = raw
+	}
+	authority, _, _ := strings.Cut(rest, "/")
+	if strings.ContainsAny(authority, "@\\") {
+		return false
+	}
+	return MatchText(pat, raw)
 }
 
 // listed writes a list for a message; [] for an empty one.
@@ -475,13 +551,32 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 		c := p.entryCandidate(s, n, e, ask)
 		add("plugins/"+k, p.sourceViolations(c)...)
 		pin("plugins/"+k, c)
-		root := s.PluginDir(n)
-		if e.Link {
-			root = e.Source
-		}
+		// The folder agents read, through the link of a --link
+		// install: never the lock's word for where that leads (a
+		// repository may commit both, pointing at different folders).
 		if _, err := os.Lstat(s.PluginDir(n)); err == nil {
-			add("plugins/"+k, p.partViolations(n, root)...)
+			add("plugins/"+k, p.partViolations(n, s.PluginDir(n))...)
 		}
+	}
+	// A plugin folder the lock does not name (a repository may commit
+	// one) is listed, wired and run like the others: its parts are
+	// judged, and its source, unknown, passes no sources.allow.
+	entries, _ := os.ReadDir(s.PluginsDir())
+	for _, de := range entries {
+		n, err := plugins.ParseName(de.Name())
+		if err != nil || n.Dir() != de.Name() || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if _, ok := lock.Plugins[n.String()]; ok {
+			continue
+		}
+		for _, f := range p.Files {
+			if allow := f.Sources.Allow; allow != nil {
+				add("plugins/"+n.String(), refuse(RuleSourceDenied, f, "sources.allow",
+					"plugin %s is not in quiver.lock: its source is unknown, and sources.allow (%s) admits only what it names", n, listed(allow)))
+			}
+		}
+		add("plugins/"+n.String(), p.partViolations(n, s.PluginDir(n))...)
 	}
 	if p.partRules() {
 		// The scope's own hooks (.quiver/hooks), which no lock entry names.

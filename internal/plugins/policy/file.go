@@ -211,6 +211,11 @@ func (p *parser) mapping(n *yaml.Node, key string, fields map[string]func(*yaml.
 		if key != "" {
 			full = key + "." + k.Value
 		}
+		if k.Tag == "!!merge" {
+			// Read as an unknown field, the merged rules would be
+			// dropped: a policy read as less than it says.
+			return at(k, "%s: a merge key (<<) is not read; write the rules out", cmpOr(key, "the policy"))
+		}
 		if seen[k.Value] {
 			return at(k, "%s is given twice", full)
 		}

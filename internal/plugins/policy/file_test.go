@@ -99,6 +99,10 @@ func TestParseWarningsAndErrors(t *testing.T) {
 		"sources: {allow: [\"\"]}":           "an empty pattern",
 		"a: b\n---\nc: d":                    "more than one YAML document",
 		"sources: {allow: [a/b":              "did not find expected",
+		// A merge key says what it merges: read as an unknown field it
+		// would drop the admin's deny list (fail open).
+		"base: &b {deny: [github.com/evil/*]}\nsources:\n  <<: *b": "merge key",
+		"<<: {require: {pinned: true}}":                              "merge key",
 	} {
 		_, err := Parse([]byte(doc), "p", Project)
 		if err == nil || !strings.Contains(err.Error(), want) {

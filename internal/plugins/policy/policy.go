@@ -55,6 +55,8 @@ type Policy struct {
 	// rewrite is a URL as it is fetched, after the user's insteadOf
 	// rules (the git helper reads them, as at every fetch).
 	rewrite func(string) string
+	// checkouts caches checkoutVerified's answers.
+	checkouts map[string]bool
 }
 
 // fetched is src as it is fetched, after the user's insteadOf rules.
