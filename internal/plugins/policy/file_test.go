@@ -102,7 +102,7 @@ func TestParseWarningsAndErrors(t *testing.T) {
 		// A merge key says what it merges: read as an unknown field it
 		// would drop the admin's deny list (fail open).
 		"base: &b {deny: [github.com/evil/*]}\nsources:\n  <<: *b": "merge key",
-		"<<: {require: {pinned: true}}":                              "merge key",
+		"<<: {require: {pinned: true}}":                            "merge key",
 	} {
 		_, err := Parse([]byte(doc), "p", Project)
 		if err == nil || !strings.Contains(err.Error(), want) {
