@@ -9,6 +9,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 func (a *App) newAgentCmd() *cobra.Command {
@@ -65,7 +66,7 @@ func (a *App) wirer(layout plugins.Layout) *agents.Wirer {
 	return &agents.Wirer{
 		Layout: layout, Home: home,
 		Docs:   agents.ActiveDocs(a.discoveryOptions(layout)),
-		Warn:   func(msg string) { a.warnf("%s", msg) },
+		Warn:   func(msg string) { a.Warnf("%s", msg) },
 		Getenv: a.Getenv,
 		Policy: a.policy(layout),
 		OnWait: func(root string) {
@@ -104,9 +105,9 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 		_, err := a.Stdout.Write(res.Data)
 		return err
 	}
-	a.printLines(res.Lines(site, o.InstallOptions))
+	a.Lines(res.Lines(site, o.InstallOptions))
 	for _, w := range res.Warnings(site, o.InstallOptions) {
-		a.warnf("%s", w)
+		a.Warnf("%s", w)
 	}
 	return nil
 }
@@ -201,14 +202,14 @@ func (a *App) runAgentList(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	if err := printList(a, asJSON, rows, "", agents.RowHeader, agents.Row.Cells); err != nil || asJSON {
+	if err := term.List(&a.Printer, asJSON, rows, "", agents.RowHeader, agents.Row.Cells); err != nil || asJSON {
 		return err
 	}
 	for i, note := range agents.Notes(rows) {
 		if i == 0 {
 			fmt.Fprintln(a.Stdout)
 		}
-		fmt.Fprintln(a.Stdout, visible(note))
+		fmt.Fprintln(a.Stdout, term.Visible(note))
 	}
 	return nil
 }
@@ -232,7 +233,7 @@ func (a *App) resyncAgents(cmd *cobra.Command, args []string) error {
 		err = w.Sync(cmd.Context())
 	}
 	if err != nil {
-		a.warnf("quiver: warning: re-linking skills into wired agents: %v", err)
+		a.Warnf("quiver: warning: re-linking skills into wired agents: %v", err)
 	}
 	return nil
 }

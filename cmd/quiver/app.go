@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -15,23 +14,21 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/policy"
 	"github.com/quiver-cli/quiver/internal/proc"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // App carries what commands need from the outside world, so tests can swap
 // in buffers and temp dirs.
 type App struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	Getenv         func(string) string
-	Getwd          func() (string, error)
-	// StderrIsTTY turns on progress output; StdoutIsTTY, with it, color
-	// (never in pipes, never with --no-color or NO_COLOR).
-	StderrIsTTY, StdoutIsTTY bool
+	// Printer prints the command's output and what it says (the root
+	// flags --quiet and --no-color are its Quiet and NoColor); a
+	// terminal on stderr turns on progress output too.
+	term.Printer
+	Stdin io.Reader
+	Getwd func() (string, error)
 
-	// Root flags.
+	// projectFlag is the root flag --project.
 	projectFlag string
-	quiet       bool
-	noColor     bool
 	// parsed is set once cobra has parsed flags and arguments, so that an
 	// error before it is a usage error.
 	parsed bool
@@ -57,19 +54,13 @@ type App struct {
 
 func newApp() *App {
 	return &App{
-		Stdin:       os.Stdin,
-		Stdout:      os.Stdout,
-		Stderr:      os.Stderr,
-		Getenv:      os.Getenv,
-		Getwd:       os.Getwd,
-		StderrIsTTY: isTerminal(os.Stderr),
-		StdoutIsTTY: isTerminal(os.Stdout),
+		Printer: term.Printer{
+			Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Redact: plugins.Redact,
+			StdoutIsTTY: term.IsTerminal(os.Stdout), StderrIsTTY: term.IsTerminal(os.Stderr),
+		},
+		Stdin: os.Stdin,
+		Getwd: os.Getwd,
 	}
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // Exit codes (SPEC §7).
@@ -126,7 +117,7 @@ func (a *App) execute(ctx context.Context, root *cobra.Command, asAgent bool) in
 		return int(code)
 	}
 	if ie, ok := proc.Interruption(ctx); ok {
-		a.printError(ie)
+		a.Error(ie)
 		return ie.ExitCode()
 	}
 	if errors.Is(err, errReported) {
@@ -135,7 +126,7 @@ func (a *App) execute(ctx context.Context, root *cobra.Command, asAgent bool) in
 	var ue *usageError
 	usage := errors.As(err, &ue) || !a.parsed || errors.Is(err, plugins.ErrUsage) ||
 		errors.Is(err, plugins.ErrInvalidName) || errors.Is(err, plugins.ErrInvalidSpec)
-	a.printError(err)
+	a.Error(err)
 	if usage {
 		if ue != nil && ue.cmd != nil {
 			cmd = ue.cmd
@@ -149,22 +140,6 @@ func (a *App) execute(ctx context.Context, root *cobra.Command, asAgent bool) in
 		return exitUsage
 	}
 	return exitFailure
-}
-
-// printError prints one line: "quiver: ...", lowercase, whatever the error
-// carried in newlines, and never a credential.
-func (a *App) printError(err error) {
-	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	fmt.Fprintf(a.Stderr, "%s %s\n", a.paint(a.StderrIsTTY, red, "quiver:"), visible(plugins.Redact(msg)))
-}
-
-// warnf prints a warning or notice on stderr, unless --quiet; like
-// printError, it never prints a credential.
-func (a *App) warnf(format string, args ...any) {
-	if a.quiet {
-		return
-	}
-	fmt.Fprintln(a.Stderr, visible(plugins.Redact(fmt.Sprintf(format, args...))))
 }
 
 // newRootCmd builds the command tree. Given the command line, it builds
@@ -198,8 +173,8 @@ event.`,
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.projectFlag, "project", "", "use `DIR` as the project directory")
-	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only data and errors")
-	pf.BoolVar(&a.noColor, "no-color", false, "never color the output")
+	pf.BoolVarP(&a.Quiet, "quiet", "q", false, "print only data and errors")
+	pf.BoolVar(&a.NoColor, "no-color", false, "never color the output")
 	// Every top-level command, by name: a new command is one line here
 	// ({"audit", a.newAuditCmd}); its subtree is built only when the
 	// command line names it (or needs the whole tree: help, completion).
@@ -250,7 +225,7 @@ func (a *App) layout() (plugins.Layout, error) { return a.layoutAt("") }
 // session root, when given, stands for the working directory
 // (plugins.ResolveLayout).
 func (a *App) layoutAt(sessionRoot string) (plugins.Layout, error) {
-	return plugins.ResolveLayout(a.projectFlag, sessionRoot, a.Getenv, a.Getwd, func(msg string) { a.warnf("quiver: %s", msg) })
+	return plugins.ResolveLayout(a.projectFlag, sessionRoot, a.Getenv, a.Getwd, func(msg string) { a.Warnf("quiver: %s", msg) })
 }
 
 // group is a command that only holds others: without a subcommand it

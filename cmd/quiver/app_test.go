@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // newTestApp returns an App whose world is a temp project and home.
@@ -20,10 +21,9 @@ func newTestApp(t *testing.T) (*App, *bytes.Buffer, *bytes.Buffer) {
 	env := map[string]string{"QUIVER_HOME": filepath.Join(t.TempDir(), ".quiver"), "HOME": t.TempDir()}
 	var stdout, stderr bytes.Buffer
 	return &App{
-		Stdin:  strings.NewReader(""),
-		Stdout: &stdout, Stderr: &stderr,
-		Getenv: func(k string) string { return env[k] },
-		Getwd:  func() (string, error) { return project, nil },
+		Printer: term.Printer{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }},
+		Stdin:   strings.NewReader(""),
+		Getwd:   func() (string, error) { return project, nil },
 	}, &stdout, &stderr
 }
 
@@ -254,9 +254,9 @@ func BenchmarkCommand(b *testing.B) {
 			env := map[string]string{"QUIVER_HOME": home, "QUIVER_PROJECT_DIR": project, "HOME": b.TempDir()}
 			run := func() {
 				var stdout, stderr bytes.Buffer
-				app := &App{Stdin: strings.NewReader(c.stdin), Stdout: &stdout, Stderr: &stderr,
-					Getenv: func(k string) string { return env[k] },
-					Getwd:  func() (string, error) { return project, nil }}
+				app := &App{Stdin: strings.NewReader(c.stdin),
+					Printer: term.Printer{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }},
+					Getwd:   func() (string, error) { return project, nil }}
 				if code := app.run(b.Context(), c.args); code != exitOK {
 					b.Fatalf("quiver %s: exit %d: %s", strings.Join(c.args, " "), code, stderr.String())
 				}

@@ -101,14 +101,14 @@ func (a *App) runAudit(cmd *cobra.Command, o auditOptions) error {
 	r := audit.NewReport(checks, audit.Options{Strict: o.Strict, Root: projectRoot(layout, s), Fallback: s.LockPath()})
 	switch format {
 	case "json":
-		err = writeJSON(a.Stdout, r)
+		err = a.JSON(r)
 	case "sarif":
-		err = writeJSON(a.Stdout, r.SARIF(version))
+		err = a.JSON(r.SARIF(version))
 	default:
-		err = a.writeTable(audit.CheckHeader, r.CheckRows())
+		err = a.Table(audit.CheckHeader, r.CheckRows())
 		if rows := r.FindingRows(); err == nil && len(rows) > 0 {
 			fmt.Fprintln(a.Stdout)
-			err = a.writeTable(audit.FindingHeader, rows)
+			err = a.Table(audit.FindingHeader, rows)
 		}
 	}
 	if err != nil {
@@ -124,7 +124,7 @@ func (a *App) runAudit(cmd *cobra.Command, o auditOptions) error {
 	if !r.Passed {
 		return fmt.Errorf("audit of %s failed: %s%s", scope, r.Count(), strict)
 	}
-	a.warnf("Audit of %s passed: %s%s.", scope, r.Count(), strict)
+	a.Warnf("Audit of %s passed: %s%s.", scope, r.Count(), strict)
 	return nil
 }
 

@@ -56,7 +56,7 @@ func (a *App) runPluginInit(cmd *cobra.Command, o pluginInitOptions) error {
 	for _, f := range written {
 		fmt.Fprintf(a.Stdout, "  %s\n", filepath.Join(o.Dir, f))
 	}
-	a.warnf("Created plugin %s in %s. Next: %s", name, o.Dir, plugins.NextSteps(o.Dir))
+	a.Warnf("Created plugin %s in %s. Next: %s", name, o.Dir, plugins.NextSteps(o.Dir))
 	return nil
 }
 
@@ -105,20 +105,20 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 
 func (a *App) runPluginValidate(ctx context.Context, o pluginValidateOptions) error {
 	if o.Run {
-		a.warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", o.Dir)
+		a.Warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", o.Dir)
 	}
 	r, err := hooks.Validate(ctx, o.Dir, o.Run, a.queryTimeout())
 	if err != nil {
 		return err
 	}
-	if err := a.printReport(o.JSON, r); err != nil {
+	if err := a.Report(o.JSON, r); err != nil {
 		return err
 	}
 	if r.Errors > 0 {
 		return fmt.Errorf("%s has %d error(s) and %d warning(s)", o.Dir, r.Errors, r.Warnings)
 	}
 	if !o.JSON {
-		a.warnf("%s is a valid plugin (%d warning(s)).", o.Dir, r.Warnings)
+		a.Warnf("%s is a valid plugin (%d warning(s)).", o.Dir, r.Warnings)
 	}
 	return nil
 }

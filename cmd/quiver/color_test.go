@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // TestColorOnlyOnTerminals: on a terminal, what needs attention is colored
@@ -44,7 +46,7 @@ func TestColorOnlyOnTerminals(t *testing.T) {
 			if code := app.run(t.Context(), args); code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			colored := strings.Contains(stdout.String(), yellow+"untrusted"+reset)
+			colored := strings.Contains(stdout.String(), term.Yellow+"untrusted\x1b[0m")
 			if colored != c.want || (!c.want && strings.Contains(stdout.String(), "\x1b")) {
 				t.Errorf("colored=%v, want %v:\n%q", colored, c.want, stdout)
 			}
@@ -54,7 +56,7 @@ func TestColorOnlyOnTerminals(t *testing.T) {
 				args = append([]string{"--no-color"}, args...)
 			}
 			app.run(t.Context(), args)
-			if strings.Contains(stderr.String(), red+"quiver:"+reset) != c.want {
+			if strings.Contains(stderr.String(), term.Red+"quiver:\x1b[0m") != c.want {
 				t.Errorf("error prefix: %q", stderr)
 			}
 		})

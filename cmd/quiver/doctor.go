@@ -43,14 +43,14 @@ func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
 		return err
 	}
 	r := format.NewReport("", fs)
-	if err := a.printReport(asJSON, r); err != nil {
+	if err := a.Report(asJSON, r); err != nil {
 		return err
 	}
 	if r.Errors+r.Warnings > 0 {
 		return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
 	}
 	if !asJSON {
-		a.warnf("No problems found in %s.", layout.Roots())
+		a.Warnf("No problems found in %s.", layout.Roots())
 	}
 	return nil
 }

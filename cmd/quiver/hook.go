@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 func (a *App) newHookCmd() *cobra.Command {
@@ -49,7 +50,7 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 	}
 	skipped, none := hs.ListNotices(o.All)
 	if skipped != "" {
-		a.warnf("%s", skipped)
+		a.Warnf("%s", skipped)
 	}
-	return printList(a, o.JSON, discovery.HookEntries(hs, o.All), none, discovery.HookHeader(o.All), func(h discovery.HookEntry) []string { return h.Row(o.All) })
+	return term.List(&a.Printer, o.JSON, discovery.HookEntries(hs, o.All), none, discovery.HookHeader(o.All), func(h discovery.HookEntry) []string { return h.Row(o.All) })
 }

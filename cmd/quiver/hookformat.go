@@ -7,6 +7,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/proc"
+	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +86,7 @@ func (a *App) printAnswer(ans agents.Answer) bool {
 		// Line by line: a rewake message of several lines reaches the
 		// model as lines, each made visible.
 		for _, line := range strings.Split(ans.Stderr, "\n") {
-			fmt.Fprintln(a.Stderr, visible(line))
+			fmt.Fprintln(a.Stderr, term.Visible(line))
 		}
 	}
 	return true

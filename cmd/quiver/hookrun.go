@@ -12,6 +12,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/proc"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // exitBlocked is the exit code of `hook run --exit-code` when blocked.
@@ -93,7 +94,7 @@ QUIVER_NO_HOOKS=1 turns every hook off.`,
 
 // hooksEnv is the process's environment as every hook door reads it.
 func (a *App) hooksEnv() hooks.Env {
-	return hooks.Env{Getenv: a.Getenv, Warn: func(msg string) { a.warnf("%s", msg) }, Owner: a.owner}
+	return hooks.Env{Getenv: a.Getenv, Warn: func(msg string) { a.Warnf("%s", msg) }, Owner: a.owner}
 }
 
 // usageIf makes err a usage error of cmd when it is one of mistakes.
@@ -109,7 +110,7 @@ func usageIf(cmd *cobra.Command, err error, mistakes ...error) error {
 // stdin is the payload's stdin: none when it is a terminal (then there
 // is no payload rather than a hang).
 func (a *App) stdin() io.Reader {
-	if f, ok := a.Stdin.(*os.File); ok && isTerminal(f) {
+	if f, ok := a.Stdin.(*os.File); ok && term.IsTerminal(f) {
 		return nil
 	}
 	return a.Stdin
@@ -173,8 +174,8 @@ func (a *App) printResult(res *hooks.Result) bool {
 		return false
 	}
 	a.printed = true
-	if err := writeJSONLine(a.Stdout, res); err != nil {
-		a.printError(err)
+	if err := a.JSONLine(res); err != nil {
+		a.Error(err)
 	}
 	return true
 }

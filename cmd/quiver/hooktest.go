@@ -57,7 +57,7 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 	}
 	ex := &hooks.Executor{ProjectDir: in.Layout.ProjectDir, Timeout: in.Timeout}
 	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, a.queryTimeout())
-	if err := a.printReport(o.JSON, rep); err != nil {
+	if err := a.Report(o.JSON, rep); err != nil {
 		return err
 	}
 	if rep.Status == hooks.Failed || rep.Status == hooks.TimedOut {

@@ -34,7 +34,7 @@ func TestImportsPointOneWay(t *testing.T) {
 		case p == "internal/plugins" || strings.HasPrefix(p, "internal/plugins/"):
 			return 2
 		}
-		return 1 // safefs, proc, timeouts, gitserver: standing alone
+		return 1 // safefs, proc, term, timeouts, gitserver: standing alone
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)

@@ -27,7 +27,7 @@ func quiverMain() int {
 		stop = proc.HandleInterrupts(cancel, func(ie proc.Interrupted) {
 			// The command did not wind down in time: end it here, as
 			// the shell would, saying why.
-			app.printError(ie)
+			app.Error(ie)
 			if app.lastWords != nil {
 				os.Exit(app.lastWords(ie))
 			}

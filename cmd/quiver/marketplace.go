@@ -9,6 +9,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 func (a *App) newMarketplaceCmd() *cobra.Command {
@@ -73,9 +74,9 @@ func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) err
 		return fmt.Errorf("add marketplace %s: %w", plugins.Redact(o.Spec), err)
 	}
 	if o.JSON {
-		return writeJSON(a.Stdout, added)
+		return a.JSON(added)
 	}
-	a.warnf("%s", added.Added())
+	a.Warnf("%s", added.Added())
 	return nil
 }
 
@@ -102,7 +103,7 @@ func (a *App) runMarketplaceList(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	return printList(a, asJSON, out, "No marketplaces. Add one with quiver marketplace add org/repo.", marketplace.ListingHeader, marketplace.Listing.Row)
+	return term.List(&a.Printer, asJSON, out, "No marketplaces. Add one with quiver marketplace add org/repo.", marketplace.ListingHeader, marketplace.Listing.Row)
 }
 
 type marketplaceUpdateOptions struct {
@@ -133,7 +134,7 @@ func (a *App) runMarketplaceUpdate(ctx context.Context, o marketplaceUpdateOptio
 	if err != nil {
 		return err
 	}
-	updated, err := a.changes(layout, o.Global).UpdateMarketplaces(ctx, o.Names, a.report)
+	updated, err := a.changes(layout, o.Global).UpdateMarketplaces(ctx, o.Names, a.Say)
 	if err == nil && !updated {
 		return errReported
 	}

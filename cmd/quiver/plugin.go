@@ -32,7 +32,7 @@ func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
 	in.OnWait = func() {
 		fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish in %s (up to %s)...\n", in.Scope.Root, plugins.DefaultMutexWait)
 	}
-	in.OnRecover = func(msg string) { a.warnf("quiver: %s", msg) }
+	in.OnRecover = func(msg string) { a.Warnf("quiver: %s", msg) }
 	in.OnScan = a.printScan
 	in.Fetcher, in.GitBase = a.fetcher(), a.Getenv("QUIVER_GIT_BASE")
 	in.Policy = a.policy(layout).Scope(global)
@@ -43,18 +43,18 @@ func (a *App) installer(layout plugins.Layout, global bool) *plugins.Installer {
 // plugin that was installed (SPEC §17), every hidden character escaped.
 func (a *App) printScan(r plugins.ScanReport) {
 	for _, f := range r.Findings {
-		a.warnf("quiver: %s: hidden Unicode in %s: %s", f.Severity, r.Name, f)
+		a.Warnf("quiver: %s: hidden Unicode in %s: %s", f.Severity, r.Name, f)
 	}
 	if r.Err != nil {
-		a.warnf("quiver: %v", r.Err)
+		a.Warnf("quiver: %v", r.Err)
 	}
 }
 
 // fetcher is plugins.NewFetcher, showing git's progress on a terminal.
 func (a *App) fetcher() *plugins.Fetcher {
 	f := plugins.NewFetcher(a.Getenv)
-	f.OnConfigError = func(err error) { a.warnf("quiver: %v; fetching without its url.insteadOf rewrites", err) }
-	if a.StderrIsTTY && !a.quiet {
+	f.OnConfigError = func(err error) { a.Warnf("quiver: %v; fetching without its url.insteadOf rewrites", err) }
+	if a.StderrIsTTY && !a.Quiet {
 		f.Progress = a.Stderr
 	}
 	return f

@@ -73,7 +73,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err != nil {
 		return err
 	}
-	reqs, err := a.marketplaces(layout, o.Global).Requests(o.Specs, o.AddOptions, wd, func(msg string) { a.warnf("%s", msg) })
+	reqs, err := a.marketplaces(layout, o.Global).Requests(o.Specs, o.AddOptions, wd, func(msg string) { a.Warnf("%s", msg) })
 	if err != nil {
 		return err
 	}
@@ -81,13 +81,13 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	err = a.changes(layout, o.Global).Add(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
 		if err != nil {
 			if len(reqs) > 1 {
-				a.printError(err)
+				a.Error(err)
 			}
 			return
 		}
 		added = append(added, discovery.InfoOf(p))
 		if !o.JSON {
-			a.warnf("%s", discovery.Added(p))
+			a.Warnf("%s", discovery.Added(p))
 		}
 	})
 	if err != nil && len(reqs) == 1 {
@@ -97,7 +97,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 		err = errReported
 	}
 	if o.JSON {
-		if werr := writeJSON(a.Stdout, added); werr != nil {
+		if werr := a.JSON(added); werr != nil {
 			return werr
 		}
 	}

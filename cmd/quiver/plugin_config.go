@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // ---- plugin config ----
@@ -70,5 +71,5 @@ func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	return printList(a, asJSON, c.Rows(), fmt.Sprintf("%s asks for no settings", p.Name), plugins.ConfigHeader, plugins.ConfigRow.Row)
+	return term.List(&a.Printer, asJSON, c.Rows(), fmt.Sprintf("%s asks for no settings", p.Name), plugins.ConfigHeader, plugins.ConfigRow.Row)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/scan"
+	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/spf13/cobra"
 )
 
@@ -53,12 +54,12 @@ func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) erro
 	}
 	failed := false
 	for _, r := range res {
-		a.report(r.Said(in.Scope))
+		a.Say(r.Said(in.Scope))
 		failed = failed || r.Failed()
 	}
-	a.warnf("%s", plugins.SyncSummary(res, in.Scope))
+	a.Warnf("%s", plugins.SyncSummary(res, in.Scope))
 	if n := discovery.UntrustedNotice(layout, in.Scope); n != "" {
-		a.warnf("%s", n)
+		a.Warnf("%s", n)
 	}
 	if failed {
 		return errReported
@@ -101,12 +102,12 @@ func (a *App) runPluginVerify(o pluginVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := printList(a, o.JSON, append([]plugins.VerifyResult{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
+	if err := term.List(&a.Printer, o.JSON, append([]plugins.VerifyResult{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
 		return err
 	}
 	if plugins.Drift(res) {
 		return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
 	}
-	a.warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
+	a.Warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/spf13/cobra"
 )
 
@@ -44,9 +45,9 @@ func (a *App) runPluginList(o pluginListOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(a.Stdout, discovery.Infos(all))
+		return a.JSON(discovery.Infos(all))
 	}
-	return printList(a, false, all, "No plugins installed. Add one with: quiver plugin add ORG/REPO", discovery.PluginRowHeader, discovery.PluginRow)
+	return term.List(&a.Printer, false, all, "No plugins installed. Add one with: quiver plugin add ORG/REPO", discovery.PluginRowHeader, discovery.PluginRow)
 }
 
 // ---- plugin show ----
@@ -89,11 +90,11 @@ func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
 		return err
 	}
 	out := discovery.DetailOf(p)
-	if err := a.printReport(o.JSON, out); err != nil || o.JSON {
+	if err := a.Report(o.JSON, out); err != nil || o.JSON {
 		return err
 	}
 	for _, problem := range out.Problems {
-		a.warnf("quiver: %s: %s", out.Name, problem)
+		a.Warnf("quiver: %s: %s", out.Name, problem)
 	}
 	return nil
 }

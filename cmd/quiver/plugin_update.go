@@ -6,6 +6,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/scan"
+	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/spf13/cobra"
 )
 
@@ -43,7 +44,7 @@ func (a *App) runPluginOutdated(ctx context.Context, o pluginOutdatedOptions) er
 	if err != nil {
 		return err
 	}
-	if err := printList(a, o.JSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
+	if err := term.List(&a.Printer, o.JSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
 		return err
 	}
 	if failed {
@@ -109,12 +110,12 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	}
 	out, failed := plugins.UpdateLines(res)
 	if o.JSON {
-		if err := writeJSON(a.Stdout, out); err != nil {
+		if err := a.JSON(out); err != nil {
 			return err
 		}
 	} else {
 		for _, r := range res {
-			a.report(r.Describe(), r.Err)
+			a.Say(r.Describe(), r.Err)
 		}
 	}
 	if failed {

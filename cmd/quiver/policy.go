@@ -17,7 +17,7 @@ func (a *App) policy(layout plugins.Layout) *policy.Policy {
 	if a.teamPolicy == nil {
 		a.teamPolicy = policy.Load(layout, a.Getenv)
 		for _, w := range a.teamPolicy.Warnings() {
-			a.warnf("quiver: warning: policy %s", w)
+			a.Warnf("quiver: warning: policy %s", w)
 		}
 	}
 	return a.teamPolicy
@@ -61,19 +61,19 @@ func (a *App) runPolicyShow(o policyShowOptions) error {
 	}
 	p := a.policy(layout).Scope(o.Global)
 	if o.JSON {
-		if err := writeJSON(a.Stdout, p.Report()); err != nil {
+		if err := a.JSON(p.Report()); err != nil {
 			return err
 		}
 		return p.Err()
 	}
 	if len(p.Files) == 0 {
-		a.warnf("No policy file applies here; quiver's default: scan.hidden_unicode block.")
+		a.Warnf("No policy file applies here; quiver's default: scan.hidden_unicode block.")
 	}
 	rows := [][]string{}
 	for _, r := range p.Rules() {
 		rows = append(rows, []string{r.Rule, ruleValue(r.Value), r.From})
 	}
-	if err := a.writeTable([]string{"RULE", "VALUE", "FROM"}, rows); err != nil {
+	if err := a.Table([]string{"RULE", "VALUE", "FROM"}, rows); err != nil {
 		return err
 	}
 	return p.Err()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
+	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/spf13/cobra"
 )
 
@@ -44,10 +45,10 @@ func (a *App) runSearch(o searchOptions) error {
 	if err != nil {
 		return err
 	}
-	hits, err := a.marketplaces(layout, false).Search(o.Words, o.Marketplace, func(msg string) { a.warnf("%s", msg) })
+	hits, err := a.marketplaces(layout, false).Search(o.Words, o.Marketplace, func(msg string) { a.Warnf("%s", msg) })
 	if err != nil {
 		return err
 	}
 	found := marketplace.Results(layout, hits)
-	return printList(a, o.JSON, found, "No plugins match. quiver marketplace list shows what is searched.", marketplace.FoundHeader, marketplace.Found.Row)
+	return term.List(&a.Printer, o.JSON, found, "No plugins match. quiver marketplace list shows what is searched.", marketplace.FoundHeader, marketplace.Found.Row)
 }

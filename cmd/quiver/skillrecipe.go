@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Skills and recipes are listed and shown the same way; these build both
@@ -74,7 +75,7 @@ func (a *App) runDocList(k docKind, all, asJSON bool) error {
 		return err
 	}
 	out := discovery.DocEntries(docs, all)
-	return printList(a, asJSON, out, fmt.Sprintf("No %s.", k.plural), discovery.DocHeader(all), func(d discovery.DocEntry) []string { return d.Row(all) })
+	return term.List(&a.Printer, asJSON, out, fmt.Sprintf("No %s.", k.plural), discovery.DocHeader(all), func(d discovery.DocEntry) []string { return d.Row(all) })
 }
 
 // runDocShow prints the item's file as it is, or its JSON; an invalid
@@ -89,10 +90,10 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 		return err
 	}
 	if notice != "" {
-		a.warnf("quiver: %s", notice)
+		a.Warnf("quiver: %s", notice)
 	}
 	if asJSON {
-		return cmp.Or(writeJSON(a.Stdout, discovery.ShowOf(k.kind, d)), invalid)
+		return cmp.Or(a.JSON(discovery.ShowOf(k.kind, d)), invalid)
 	}
 	data, err := safefs.ReadFile(d.Path, safefs.MaxMeta)
 	if err == nil {

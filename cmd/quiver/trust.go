@@ -46,12 +46,12 @@ func (a *App) runTrust(o trustOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(a.Stdout, d.Report())
+		return a.JSON(d.Report())
 	}
 	lines, notice := d.Summary(layout.ProjectDir, o.Revoke)
-	a.printLines(lines)
+	a.Lines(lines)
 	if notice != "" {
-		a.warnf("%s", notice)
+		a.Warnf("%s", notice)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 func (a *App) discoveryOptions(layout plugins.Layout) discovery.Options {
 	o, err := discovery.OptionsFor(layout, a.Getenv)
 	if err != nil {
-		a.warnf("quiver: %v", err)
+		a.Warnf("quiver: %v", err)
 	}
 	return o
 }
@@ -22,7 +22,7 @@ func (a *App) discoveryOptions(layout plugins.Layout) discovery.Options {
 func (a *App) queryTimeout() time.Duration {
 	d, err := discovery.QueryTimeout(a.Getenv)
 	if err != nil {
-		a.warnf("quiver: %v", err)
+		a.Warnf("quiver: %v", err)
 	}
 	return d
 }
@@ -44,6 +44,6 @@ func (a *App) settings(layout plugins.Layout, global bool) *discovery.Changes {
 		Layout: layout, Global: global,
 		Agent:  discovery.AgentSession(a.Getenv),
 		Repair: func() error { return a.installer(layout, false).Repair(context.Background()) },
-		Notify: func(n string) { a.warnf("%s", n) },
+		Notify: func(n string) { a.Warnf("%s", n) },
 	}
 }

@@ -1,4 +1,4 @@
-package table
+package term
 
 import (
 	"bytes"

@@ -1,6 +1,8 @@
-// Package table lays out plain text tables for people: left-aligned
-// columns measured as the terminal shows them.
-package table
+// Package term is what quiver prints: tables aligned as the terminal
+// shows them, colored only where a person reads them, JSON for programs,
+// and one-line errors and notices that never drive the terminal nor show
+// a credential.
+package term
 
 import (
 	"runtime"

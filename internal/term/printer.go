@@ -1,0 +1,178 @@
+package term
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
+)
+
+// Colors, as gh uses them: red for what failed or refuses, yellow for
+// what needs a look.
+const (
+	Red    = "\x1b[31m"
+	Yellow = "\x1b[33m"
+	reset  = "\x1b[0m"
+)
+
+// attention are the words of a table that need the reader's attention
+// (statuses of hooks, plugins and findings), and their color.
+var attention = map[string]string{
+	"untrusted": Yellow, "outdated": Yellow, "warning": Yellow,
+	"invalid": Red, "blocked": Red, "failed": Red, "error": Red, "modified": Red, "missing": Red,
+}
+
+// Visible is safefs.Visible: text from plugins and hooks (names,
+// descriptions, reasons) never drives the user's terminal. JSON output
+// needs no such care: encoding/json escapes it.
+var Visible = safefs.Visible
+
+// Printer prints a command's output on Stdout and what it says to the
+// person (errors, warnings, progress) on Stderr.
+type Printer struct {
+	Stdout, Stderr io.Writer
+	// StdoutIsTTY and StderrIsTTY say whether each goes to a terminal:
+	// only then is it colored.
+	StdoutIsTTY, StderrIsTTY bool
+	Getenv                   func(string) string
+	// NoColor (--no-color) turns color off, as NO_COLOR and TERM=dumb
+	// do; Quiet (--quiet) silences warnings and notices.
+	NoColor, Quiet bool
+	// Redact takes credentials out of what is said on stderr (nil: the
+	// text as it is).
+	Redact func(string) string
+}
+
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Colors reports whether output to a terminal (tty) may be colored: not
+// with --no-color, NO_COLOR or TERM=dumb.
+func (p *Printer) Colors(tty bool) bool {
+	return tty && !p.NoColor && p.getenv("NO_COLOR") == "" && p.getenv("TERM") != "dumb"
+}
+
+// Paint colors s when output to tty may be colored.
+func (p *Printer) Paint(tty bool, color, s string) string {
+	if !p.Colors(tty) {
+		return s
+	}
+	return color + s + reset
+}
+
+func (p *Printer) getenv(k string) string {
+	if p.Getenv == nil {
+		return ""
+	}
+	return p.Getenv(k)
+}
+
+func (p *Printer) redact(s string) string {
+	if p.Redact == nil {
+		return s
+	}
+	return p.Redact(s)
+}
+
+// Error prints one line: "quiver: ...", whatever the error carried in
+// newlines, and never a credential.
+func (p *Printer) Error(err error) {
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+	fmt.Fprintf(p.Stderr, "%s %s\n", p.Paint(p.StderrIsTTY, Red, "quiver:"), Visible(p.redact(msg)))
+}
+
+// Warnf prints a warning or notice on stderr, unless Quiet; like Error,
+// it never prints a credential.
+func (p *Printer) Warnf(format string, args ...any) {
+	if p.Quiet {
+		return
+	}
+	fmt.Fprintln(p.Stderr, Visible(p.redact(fmt.Sprintf(format, args...))))
+}
+
+// Say prints what a domain loop says of one item: an error as Error
+// does, else a notice (if any) as Warnf does.
+func (p *Printer) Say(msg string, err error) {
+	switch {
+	case err != nil:
+		p.Error(err)
+	case msg != "":
+		p.Warnf("%s", msg)
+	}
+}
+
+// JSON prints v as indented JSON with a final newline.
+func (p *Printer) JSON(v any) error {
+	enc := json.NewEncoder(p.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// JSONLine prints v as compact JSON on one line, for machine-facing
+// output such as hook run's result.
+func (p *Printer) JSONLine(v any) error {
+	enc := json.NewEncoder(p.Stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Table prints rows under a header as plain aligned columns, the way gh
+// and kubectl do (no borders, easy to read and to grep), with the words
+// that need attention colored on a terminal.
+func (p *Printer) Table(header []string, rows [][]string) error {
+	for _, r := range rows {
+		for i := range r {
+			r[i] = Visible(r[i])
+		}
+	}
+	text := Align(header, rows, p.getenv)
+	if p.Colors(p.StdoutIsTTY) {
+		text = Highlight(text, attention, reset)
+	}
+	_, err := io.WriteString(p.Stdout, text)
+	return err
+}
+
+// List prints items as JSON with asJSON, else as a table under header, a
+// row each; none is said on stderr when there are no items ("" says
+// nothing).
+func List[T any](p *Printer, asJSON bool, items []T, none string, header []string, row func(T) []string) error {
+	if asJSON {
+		return p.JSON(items)
+	}
+	if len(items) == 0 {
+		if none != "" {
+			p.Warnf("%s", none)
+		}
+		return nil
+	}
+	rows := make([][]string, 0, len(items))
+	for _, item := range items {
+		rows = append(rows, row(item))
+	}
+	return p.Table(header, rows)
+}
+
+// Report prints a report as JSON with asJSON, else the lines the domain
+// made of it for people.
+func (p *Printer) Report(asJSON bool, r interface{ Lines() []string }) error {
+	if asJSON {
+		return p.JSON(r)
+	}
+	p.Lines(r.Lines())
+	return nil
+}
+
+// Lines prints lines the domain made for people, as they are.
+func (p *Printer) Lines(lines []string) {
+	for _, line := range lines {
+		fmt.Fprintln(p.Stdout, line)
+	}
+}

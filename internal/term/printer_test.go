@@ -1,0 +1,93 @@
+package term
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func newPrinter(env map[string]string) (*Printer, *bytes.Buffer, *bytes.Buffer) {
+	var out, errs bytes.Buffer
+	return &Printer{Stdout: &out, Stderr: &errs, Getenv: func(k string) string { return env[k] },
+		Redact: func(s string) string { return strings.ReplaceAll(s, "s3cret", "***") }}, &out, &errs
+}
+
+// TestColors: color only on a terminal, never with --no-color, NO_COLOR
+// or TERM=dumb (https://no-color.org, gh).
+func TestColors(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		tty     bool
+		noColor bool
+		env     map[string]string
+		want    bool
+	}{
+		{"terminal", true, false, nil, true},
+		{"pipe", false, false, nil, false},
+		{"--no-color", true, true, nil, false},
+		{"NO_COLOR", true, false, map[string]string{"NO_COLOR": "1"}, false},
+		{"TERM=dumb", true, false, map[string]string{"TERM": "dumb"}, false},
+	} {
+		p, out, _ := newPrinter(c.env)
+		p.StdoutIsTTY, p.NoColor = c.tty, c.noColor
+		if got := p.Colors(c.tty); got != c.want {
+			t.Errorf("%s: Colors = %v, want %v", c.name, got, c.want)
+		}
+		if err := p.Table([]string{"NAME", "STATUS"}, [][]string{{"a", "untrusted"}, {"b", "ok"}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), Yellow+"untrusted"+reset); got != c.want {
+			t.Errorf("%s: colored table = %v, want %v:\n%q", c.name, got, c.want, out)
+		}
+		if !c.want && strings.Contains(out.String(), "\x1b") {
+			t.Errorf("%s: escape in uncolored output: %q", c.name, out)
+		}
+	}
+}
+
+// TestErrorIsOneSafeLine: an error is one "quiver: " line whatever it
+// carried: newlines folded, terminal escapes made visible, credentials
+// redacted; a warning the same, and none with Quiet.
+func TestErrorIsOneSafeLine(t *testing.T) {
+	p, _, errs := newPrinter(nil)
+	p.Error(errors.New("fetch https://u:s3cret@h/x:\n  \x1b[2Jdenied"))
+	got := errs.String()
+	if strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "quiver: ") {
+		t.Errorf("not one quiver: line: %q", got)
+	}
+	if strings.Contains(got, "s3cret") || strings.Contains(got, "\x1b") {
+		t.Errorf("credential or escape printed: %q", got)
+	}
+	errs.Reset()
+	p.Warnf("token %s", "s3cret")
+	if got := errs.String(); got != "token ***\n" {
+		t.Errorf("Warnf = %q", got)
+	}
+	errs.Reset()
+	p.Quiet = true
+	p.Warnf("hidden")
+	p.Say("hidden too", nil)
+	p.Say("", errors.New("shown"))
+	if got := errs.String(); got != "quiver: shown\n" {
+		t.Errorf("with Quiet: %q", got)
+	}
+}
+
+// TestList: JSON with asJSON (an empty list is [], not null), else a
+// table, or the "none" notice on stderr.
+func TestList(t *testing.T) {
+	row := func(s string) []string { return []string{s} }
+	p, out, errs := newPrinter(nil)
+	if err := List(p, true, []string{}, "none", []string{"X"}, row); err != nil || out.String() != "[]\n" {
+		t.Errorf("empty JSON list = %q, %v", out, err)
+	}
+	out.Reset()
+	if err := List(p, false, nil, "No items.", []string{"X"}, row); err != nil || out.Len() != 0 || errs.String() != "No items.\n" {
+		t.Errorf("empty table: stdout %q, stderr %q, %v", out, errs, err)
+	}
+	out.Reset()
+	if err := List(p, false, []string{"a\x1b[31m"}, "", []string{"X"}, row); err != nil || strings.Contains(out.String(), "\x1b") {
+		t.Errorf("table: %q, %v", out, err)
+	}
+}
