@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -11,16 +10,8 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins/audit"
 )
 
-type auditOptions struct {
-	Global bool
-	Scope  string
-	JSON   bool
-	Format string
-	Strict bool
-}
-
 func (a *App) newAuditCmd() *cobra.Command {
-	var o auditOptions
+	var o audit.Flags
 	cmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Check that what is installed is exactly what the lock says, and nothing hides in it",
@@ -58,36 +49,10 @@ URIs). docs/audit.md lists every rule.`,
 	return cmd
 }
 
-// resolve checks the flags against each other: the format to print in,
-// and whether the global scope is audited.
-func (o auditOptions) resolve(cmd *cobra.Command) (format string, global bool, err error) {
-	switch o.Scope {
-	case "", "project", "global":
-	default:
-		return "", false, usageErrorf(cmd, "--scope %q: want project or global", o.Scope)
-	}
-	if o.Global && o.Scope == "project" {
-		return "", false, usageErrorf(cmd, "-g and --scope project name different scopes")
-	}
-	switch o.Format {
-	case "", "table", "json", "sarif":
-	default:
-		return "", false, usageErrorf(cmd, "--format %q: want table, json or sarif", o.Format)
-	}
-	format = o.Format
-	if o.JSON {
-		if format != "" && format != "json" {
-			return "", false, usageErrorf(cmd, "--json and --format %s name different outputs", format)
-		}
-		format = "json"
-	}
-	return format, o.Global || o.Scope == "global", nil
-}
-
-func (a *App) runAudit(cmd *cobra.Command, o auditOptions) error {
-	format, global, err := o.resolve(cmd)
+func (a *App) runAudit(cmd *cobra.Command, o audit.Flags) error {
+	format, global, err := o.Resolve()
 	if err != nil {
-		return err
+		return usageIf(cmd, err, audit.ErrUsage)
 	}
 	layout, err := a.layout()
 	if err != nil {
@@ -99,33 +64,14 @@ func (a *App) runAudit(cmd *cobra.Command, o auditOptions) error {
 		checks = append(checks, check())
 	}
 	r := audit.NewReport(checks, audit.Options{Strict: o.Strict, Root: projectRoot(layout, s), Fallback: s.LockPath()})
-	switch format {
-	case "json":
-		err = a.JSON(r)
-	case "sarif":
-		err = a.JSON(r.SARIF(version))
-	default:
-		err = a.Table(audit.CheckHeader, r.CheckRows())
-		if rows := r.FindingRows(); err == nil && len(rows) > 0 {
-			fmt.Fprintln(a.Stdout)
-			err = a.Table(audit.FindingHeader, rows)
-		}
-	}
-	if err != nil {
+	if err := r.Print(&a.Printer, format, version); err != nil {
 		return err
 	}
-	scope, strict := "the project", ""
-	if s.Location == plugins.Global {
-		scope = "the global scope"
+	passed, err := r.Verdict(global, o.Strict)
+	if err == nil {
+		a.Warnf("%s", passed)
 	}
-	if o.Strict {
-		strict = ", warnings counted as errors (--strict)"
-	}
-	if !r.Passed {
-		return fmt.Errorf("audit of %s failed: %s%s", scope, r.Count(), strict)
-	}
-	a.Warnf("Audit of %s passed: %s%s.", scope, r.Count(), strict)
-	return nil
+	return err
 }
 
 // auditChecks are the checks quiver audit runs on scope s, in the order

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +100,53 @@ func TestRows(t *testing.T) {
 	}
 	if got := r.FindingRows(); len(got) != 1 || !slices.Equal(got[0], []string{"error", "quiver/drift/missing", ".quiver/quiver.lock:4", "gone"}) {
 		t.Errorf("FindingRows = %q", got)
+	}
+}
+
+// TestFlagsResolve: -g and --scope, --json and --format agree or are a
+// usage error; the table is the default output.
+func TestFlagsResolve(t *testing.T) {
+	for _, c := range []struct {
+		f      Flags
+		format string
+		global bool
+		err    string
+	}{
+		{Flags{}, "table", false, ""},
+		{Flags{Global: true}, "table", true, ""},
+		{Flags{Scope: "global"}, "table", true, ""},
+		{Flags{Global: true, Scope: "global"}, "table", true, ""},
+		{Flags{Scope: "project"}, "table", false, ""},
+		{Flags{Global: true, Scope: "project"}, "", false, "-g and --scope project name different scopes"},
+		{Flags{Scope: "home"}, "", false, `--scope "home": want project or global`},
+		{Flags{JSON: true}, "json", false, ""},
+		{Flags{JSON: true, Format: "json"}, "json", false, ""},
+		{Flags{Format: "sarif"}, "sarif", false, ""},
+		{Flags{JSON: true, Format: "sarif"}, "", false, "--json and --format sarif name different outputs"},
+		{Flags{Format: "xml"}, "", false, `--format "xml": want table, json or sarif`},
+	} {
+		format, global, err := c.f.Resolve()
+		if c.err != "" {
+			if err == nil || err.Error() != c.err || !errors.Is(err, ErrUsage) {
+				t.Errorf("%+v: err %v, want usage error %q", c.f, err, c.err)
+			}
+			continue
+		}
+		if err != nil || format != c.format || global != c.global {
+			t.Errorf("%+v: %q %v %v, want %q %v", c.f, format, global, err, c.format, c.global)
+		}
+	}
+}
+
+// TestVerdict: a failed audit is an error naming the scope and counts; a
+// passed one a line to say.
+func TestVerdict(t *testing.T) {
+	failed := NewReport([]Check{{Name: "lock", Findings: []Finding{{Severity: Warning, Message: "m"}}}}, Options{Strict: true})
+	if _, err := failed.Verdict(true, true); err == nil || err.Error() != "audit of the global scope failed: 0 errors, 1 warning, warnings counted as errors (--strict)" {
+		t.Errorf("failed verdict: %v", err)
+	}
+	passed := NewReport(nil, Options{})
+	if line, err := passed.Verdict(false, false); err != nil || line != "Audit of the project passed: 0 errors, 0 warnings." {
+		t.Errorf("passed verdict: %q, %v", line, err)
 	}
 }
