@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
-	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/term"
 )
 
@@ -60,32 +59,17 @@ quiver added is recorded in .quiver/agents.yaml (~/.quiver with -g).
 	return cmd
 }
 
-// wirer is the agents' transaction for this invocation's layout.
-func (a *App) wirer(layout plugins.Layout) *agents.Wirer {
-	home, _ := plugins.Home(a.Getenv)
-	return &agents.Wirer{
-		Layout: layout, Home: home,
-		Docs:   agents.ActiveDocs(a.discoveryOptions(layout)),
-		Warn:   func(msg string) { a.Warnf("%s", msg) },
-		Getenv: a.Getenv,
-		Policy: a.policy(layout),
-		OnWait: func(root string) {
-			fmt.Fprintf(a.Stderr, "quiver: waiting for another quiver command to finish wiring agents in %s...\n", root)
-		},
-	}
-}
-
 // agentSite resolves the agent and the site a command acts on.
 func (a *App) agentSite(cmd *cobra.Command, name string, global bool) (*agents.Wirer, agents.Site, error) {
 	ag, err := agents.Lookup(name)
 	if err != nil {
 		return nil, agents.Site{}, &usageError{err: err, cmd: cmd}
 	}
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return nil, agents.Site{}, err
 	}
-	w := a.wirer(layout)
+	w := agents.NewWirer(e)
 	return w, w.Site(ag, global), nil
 }
 
@@ -170,11 +154,11 @@ not make (a standalone skill you added by hand).`,
 // runAgentSync re-links the active skills and recipes into every wired
 // agent's folders.
 func (a *App) runAgentSync(ctx context.Context) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	return a.wirer(layout).Sync(ctx)
+	return agents.NewWirer(e).Sync(ctx)
 }
 
 func (a *App) newAgentListCmd() *cobra.Command {
@@ -194,11 +178,11 @@ func (a *App) newAgentListCmd() *cobra.Command {
 }
 
 func (a *App) runAgentList(asJSON bool) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	rows, err := a.wirer(layout).Rows()
+	rows, err := agents.NewWirer(e).Rows()
 	if err != nil {
 		return err
 	}
@@ -226,9 +210,9 @@ func (a *App) runAgentList(asJSON bool) error {
 // policy never keeps a forbidden server wired after a disable or a
 // revoke.
 func (a *App) resyncAgents(cmd *cobra.Command, args []string) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err == nil {
-		w := a.wirer(layout)
+		w := agents.NewWirer(e)
 		w.Withhold = true
 		err = w.Sync(cmd.Context())
 	}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/plugins/policy"
 	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/term"
 )
@@ -48,8 +48,8 @@ type App struct {
 	// collect`, set by main); nil in tests that run commands in-process,
 	// which then wait for them.
 	owner *async.Owner
-	// teamPolicy is the policy files, read once (policy.go).
-	teamPolicy *policy.Policy
+	// cmdEnv is the command's discovery.Env, built at first use (env).
+	cmdEnv *discovery.Env
 }
 
 func newApp() *App {
@@ -96,6 +96,7 @@ var errReported = errors.New("errors reported")
 // run executes the command line and maps the outcome to an exit code. This
 // is the one place that prints an error.
 func (a *App) run(ctx context.Context, args []string) int {
+	a.cmdEnv = nil
 	root := a.newRootCmd(args...)
 	root.SetArgs(args)
 	root.SetIn(a.Stdin)
@@ -220,6 +221,31 @@ event.`,
 
 // layout resolves the scopes for this invocation (SPEC §1).
 func (a *App) layout() (plugins.Layout, error) { return a.layoutAt("") }
+
+// env is what this command works in (discovery.Env): its scopes, built
+// once per command, so that its fetcher and policy are read once.
+func (a *App) env() (*discovery.Env, error) {
+	if a.cmdEnv == nil {
+		layout, err := a.layout()
+		if err != nil {
+			return nil, err
+		}
+		a.cmdEnv = a.envAt(layout)
+	}
+	return a.cmdEnv, nil
+}
+
+// envAt is the Env of layout, which warns as Warnf does and shows git's
+// progress on a terminal.
+func (a *App) envAt(layout plugins.Layout) *discovery.Env {
+	e := &discovery.Env{Layout: layout, Getenv: a.Getenv,
+		Warn:    func(msg string) { a.Warnf("%s", msg) },
+		Waiting: func(msg string) { fmt.Fprintln(a.Stderr, msg) }}
+	if a.StderrIsTTY && !a.Quiet {
+		e.Progress = a.Stderr
+	}
+	return e
+}
 
 // layoutAt resolves the scopes as layout does, except that an agent's
 // session root, when given, stands for the working directory

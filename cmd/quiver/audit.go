@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/audit"
 )
@@ -54,16 +55,16 @@ func (a *App) runAudit(cmd *cobra.Command, o audit.Flags) error {
 	if err != nil {
 		return usageIf(cmd, err, audit.ErrUsage)
 	}
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	s := layout.Scope(global)
+	s := e.Layout.Scope(global)
 	var checks []audit.Check
-	for _, check := range a.auditChecks(cmd.Context(), layout, s) {
+	for _, check := range auditChecks(cmd.Context(), e, s) {
 		checks = append(checks, check())
 	}
-	r := audit.NewReport(checks, audit.Options{Strict: o.Strict, Root: projectRoot(layout, s), Fallback: s.LockPath()})
+	r := audit.NewReport(checks, audit.Options{Strict: o.Strict, Root: projectRoot(e.Layout, s), Fallback: s.LockPath()})
 	if err := r.Print(&a.Printer, format, version); err != nil {
 		return err
 	}
@@ -77,14 +78,14 @@ func (a *App) runAudit(cmd *cobra.Command, o audit.Flags) error {
 // auditChecks are the checks quiver audit runs on scope s, in the order
 // it reports them, each offered by the room that owns what it reads
 // (STYLE.md, "The house").
-func (a *App) auditChecks(ctx context.Context, layout plugins.Layout, s plugins.Scope) []func() audit.Check {
+func auditChecks(ctx context.Context, e *discovery.Env, s plugins.Scope) []func() audit.Check {
 	return []func() audit.Check{
 		func() audit.Check { return plugins.LockCheck(s) },
 		func() audit.Check { return plugins.ScanCheck(s) },
-		func() audit.Check { return discovery.HookCheck(ctx, a.discoveryOptions(layout), s.Location) },
-		func() audit.Check { return a.wirer(layout).DriftCheck(s) },
+		func() audit.Check { return discovery.HookCheck(ctx, e.Options(), s.Location) },
+		func() audit.Check { return agents.NewWirer(e).DriftCheck(s) },
 		func() audit.Check {
-			return a.policy(layout).Scope(s.Location == plugins.Global).Audit(ctx, s, projectRoot(layout, s), a.fetcher())
+			return e.Policy().Scope(s.Location == plugins.Global).Audit(ctx, s, projectRoot(e.Layout, s), e.Fetcher())
 		},
 	}
 }

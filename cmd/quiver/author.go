@@ -107,7 +107,7 @@ func (a *App) runPluginValidate(ctx context.Context, o pluginValidateOptions) er
 	if o.Run {
 		a.Warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", o.Dir)
 	}
-	r, err := hooks.Validate(ctx, o.Dir, o.Run, a.queryTimeout())
+	r, err := hooks.Validate(ctx, o.Dir, o.Run, a.envAt(plugins.Layout{}).QueryTimeout())
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
-	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/hooks/agents"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
@@ -34,11 +35,11 @@ healthy setup (notes only), 1 otherwise. It never runs untrusted hooks.`,
 }
 
 func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	fs, err := a.diagnose(cmd, layout)
+	fs, err := diagnose(cmd.Context(), e)
 	if err != nil {
 		return err
 	}
@@ -50,20 +51,20 @@ func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
 		return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
 	}
 	if !asJSON {
-		a.Warnf("No problems found in %s.", layout.Roots())
+		a.Warnf("No problems found in %s.", e.Layout.Roots())
 	}
 	return nil
 }
 
 // diagnose is what doctor reports: the environment's switch, then each
 // room's checks (discovery's of the scopes, the agents' wiring).
-func (a *App) diagnose(cmd *cobra.Command, layout plugins.Layout) ([]format.Finding, error) {
-	out := discovery.DiagnoseEnv(a.Getenv)
-	fs, err := discovery.Diagnose(cmd.Context(), a.discoveryOptions(layout))
+func diagnose(ctx context.Context, e *discovery.Env) ([]format.Finding, error) {
+	out := discovery.DiagnoseEnv(e.Getenv)
+	fs, err := discovery.Diagnose(ctx, e.Options())
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, fs...)
-	out = append(out, a.wirer(layout).Diagnose()...)
+	out = append(out, agents.NewWirer(e).Diagnose()...)
 	return out, nil
 }

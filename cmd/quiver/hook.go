@@ -40,11 +40,11 @@ are never run at all.`,
 }
 
 func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	hs, err := discovery.Hooks(cmd.Context(), a.discoveryOptions(layout))
+	hs, err := discovery.Hooks(cmd.Context(), e.Options())
 	if err != nil {
 		return err
 	}

@@ -152,7 +152,7 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.hooksEnv().Runner(a.discoveryOptions(in.Layout)).Run(cmd.Context(), o.Event, in.Payload, failClosed, in.Timeout)
+	res, err := a.hooksEnv().Runner(a.envAt(in.Layout).Options()).Run(cmd.Context(), o.Event, in.Payload, failClosed, in.Timeout)
 	if err != nil {
 		return err
 	}

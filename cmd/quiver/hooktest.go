@@ -51,12 +51,12 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := hooks.FindHook(cmd.Context(), a.discoveryOptions(in.Layout), o.Target)
+	h, err := hooks.FindHook(cmd.Context(), a.envAt(in.Layout).Options(), o.Target)
 	if err != nil {
 		return err
 	}
 	ex := &hooks.Executor{ProjectDir: in.Layout.ProjectDir, Timeout: in.Timeout}
-	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, a.queryTimeout())
+	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, a.envAt(in.Layout).QueryTimeout())
 	if err := a.Report(o.JSON, rep); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
 	"github.com/quiver-cli/quiver/internal/term"
@@ -57,7 +56,7 @@ func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) err
 			return err
 		}
 	}
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
@@ -69,7 +68,7 @@ func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) err
 	if err != nil {
 		return &usageError{err: err, cmd: cmd}
 	}
-	added, err := a.changes(layout, o.Global).AddMarketplace(cmd.Context(), spec, o.Name, o.Force)
+	added, err := e.Changes(o.Global).AddMarketplace(cmd.Context(), spec, o.Name, o.Force)
 	if err != nil {
 		return fmt.Errorf("add marketplace %s: %w", plugins.Redact(o.Spec), err)
 	}
@@ -95,11 +94,11 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 }
 
 func (a *App) runMarketplaceList(asJSON bool) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	out, err := marketplace.List(layout)
+	out, err := marketplace.List(e.Layout)
 	if err != nil {
 		return err
 	}
@@ -130,11 +129,11 @@ update for those.`,
 }
 
 func (a *App) runMarketplaceUpdate(ctx context.Context, o marketplaceUpdateOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	updated, err := a.changes(layout, o.Global).UpdateMarketplaces(ctx, o.Names, a.Say)
+	updated, err := e.Changes(o.Global).UpdateMarketplaces(ctx, o.Names, a.Say)
 	if err == nil && !updated {
 		return errReported
 	}
@@ -163,17 +162,9 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 }
 
 func (a *App) runMarketplaceRemove(ctx context.Context, o marketplaceRemoveOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	return a.changes(layout, o.Global).RemoveMarketplace(ctx, o.Name)
-}
-
-// marketplaces is the Store a command reads marketplaces through: the
-// user's scope only for -g, and a project marketplace whose source no file
-// may choose only when the user added it here.
-func (a *App) marketplaces(layout plugins.Layout, global bool) *marketplace.Store {
-	return &marketplace.Store{Layout: layout, Global: global, GitBase: a.Getenv("QUIVER_GIT_BASE"),
-		Chosen: func(name, source string) bool { return discovery.ChosenMarketplace(layout, name, source) }}
+	return e.Changes(o.Global).RemoveMarketplace(ctx, o.Name)
 }

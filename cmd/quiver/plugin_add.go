@@ -65,7 +65,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err := o.Check(len(o.Specs)); err != nil {
 		return err
 	}
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
@@ -73,12 +73,12 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err != nil {
 		return err
 	}
-	reqs, err := a.marketplaces(layout, o.Global).Requests(o.Specs, o.AddOptions, wd, func(msg string) { a.Warnf("%s", msg) })
+	reqs, err := e.Marketplaces(o.Global).Requests(o.Specs, o.AddOptions, wd, func(msg string) { a.Warnf("%s", msg) })
 	if err != nil {
 		return err
 	}
 	added := []discovery.PluginInfo{}
-	err = a.changes(layout, o.Global).Add(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
+	err = e.Changes(o.Global).Add(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
 		if err != nil {
 			if len(reqs) > 1 {
 				a.Error(err)

@@ -52,18 +52,18 @@ func (a *App) runPluginConfig(o pluginConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	p, err := plugins.ReadPlugin(layout.Scope(o.Global), name)
+	p, err := plugins.ReadPlugin(e.Layout.Scope(o.Global), name)
 	if err != nil {
 		return err
 	}
 	if len(set) == 0 {
 		return a.listConfig(p, o.JSON)
 	}
-	return a.settings(layout, o.Global).SetConfig(p, set)
+	return e.Settings(o.Global).SetConfig(p, set)
 }
 
 func (a *App) listConfig(p plugins.Plugin, asJSON bool) error {

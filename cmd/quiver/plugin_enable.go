@@ -42,7 +42,7 @@ or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 }
 
 func (a *App) runPluginEnable(ctx context.Context, o pluginEnableOptions) error {
-	names, layout, err := a.namedIn(o.Names...)
+	names, e, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}
@@ -50,5 +50,5 @@ func (a *App) runPluginEnable(ctx context.Context, o pluginEnableOptions) error 
 	if o.Disable {
 		verb = "disable"
 	}
-	return plugins.ExplainScope(a.changes(layout, o.Global).SetDisabled(ctx, names, o.Disable), verb)
+	return plugins.ExplainScope(e.Changes(o.Global).SetDisabled(ctx, names, o.Disable), verb)
 }

@@ -43,11 +43,11 @@ installed does not stop the others; the command then exits 1.`,
 // the repository, so what it names is the repository's choice, not the
 // user's (SPEC §9). Its hooks stay untrusted until quiver trust.
 func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	in := a.installer(layout, o.Global)
+	in := e.Installer(o.Global)
 	res, err := in.Sync(ctx, plugins.SyncOptions{Prune: o.Prune, HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)})
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) erro
 		failed = failed || r.Failed()
 	}
 	a.Warnf("%s", plugins.SyncSummary(res, in.Scope))
-	if n := discovery.UntrustedNotice(layout, in.Scope); n != "" {
+	if n := discovery.UntrustedNotice(e.Layout, in.Scope); n != "" {
 		a.Warnf("%s", n)
 	}
 	if failed {
@@ -93,11 +93,11 @@ them; they are not drift). Exits 1 on any drift. Changes nothing.`,
 }
 
 func (a *App) runPluginVerify(o pluginVerifyOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	s := layout.Scope(o.Global)
+	s := e.Layout.Scope(o.Global)
 	res, err := plugins.Verify(s)
 	if err != nil {
 		return err

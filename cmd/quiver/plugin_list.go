@@ -36,11 +36,11 @@ func (a *App) runPluginList(o pluginListOptions) error {
 	if o.Global && o.Local {
 		return plugins.Usagef("-g and --local exclude each other")
 	}
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	all, err := plugins.ListInstalled(layout, o.Global, o.Local)
+	all, err := plugins.ListInstalled(e.Layout, o.Global, o.Local)
 	if err != nil {
 		return err
 	}
@@ -81,11 +81,11 @@ org@repo). Without -g the project's install is shown, else your home's.`,
 }
 
 func (a *App) runPluginShow(cmd *cobra.Command, o pluginShowOptions) error {
-	names, layout, err := a.namedIn(o.Name)
+	names, e, err := a.namedIn(o.Name)
 	if err != nil {
 		return err
 	}
-	p, err := plugins.FindInstalled(layout, names[0], o.Global)
+	p, err := plugins.FindInstalled(e.Layout, names[0], o.Global)
 	if err != nil {
 		return err
 	}

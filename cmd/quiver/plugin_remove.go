@@ -36,9 +36,9 @@ folder and its lock entry go, and so does its data folder unless
 }
 
 func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
-	names, layout, err := a.namedIn(o.Names...)
+	names, e, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}
-	return plugins.ExplainScope(a.changes(layout, o.Global).Remove(cmd.Context(), names, o.KeepData), "remove")
+	return plugins.ExplainScope(e.Changes(o.Global).Remove(cmd.Context(), names, o.KeepData), "remove")
 }

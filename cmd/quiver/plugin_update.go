@@ -35,12 +35,12 @@ local. Exits 1 when a remote cannot be asked.`,
 }
 
 func (a *App) runPluginOutdated(ctx context.Context, o pluginOutdatedOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	in := a.installer(layout, o.Global)
-	out, failed, err := in.Outdated(ctx, a.marketplaces(layout, o.Global).Resolve)
+	in := e.Installer(o.Global)
+	out, failed, err := in.Outdated(ctx, e.Marketplaces(o.Global).Resolve)
 	if err != nil {
 		return err
 	}
@@ -97,11 +97,11 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 	if err := plugins.CheckUpdate(len(o.Names), o.All, o.Ref); err != nil {
 		return err
 	}
-	names, layout, err := a.namedIn(o.Names...)
+	names, e, err := a.namedIn(o.Names...)
 	if err != nil {
 		return err
 	}
-	res, err := a.changes(layout, o.Global).Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: a.marketplaces(layout, o.Global).Resolve, HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)})
+	res, err := e.Changes(o.Global).Update(cmd.Context(), names, plugins.UpdateOptions{Ref: o.Ref, Force: o.Force, DryRun: o.DryRun, Resolve: e.Marketplaces(o.Global).Resolve, HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)})
 	if err != nil {
 		return plugins.ExplainScope(err, "update")
 	}

@@ -5,23 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/plugins/policy"
 )
-
-// policy is the team's policy for this invocation (SPEC §17), read once;
-// what its files say that quiver ignores is said once, on stderr. Each
-// command takes the view of the scope it acts on (Policy.Scope).
-func (a *App) policy(layout plugins.Layout) *policy.Policy {
-	if a.teamPolicy == nil {
-		a.teamPolicy = policy.Load(layout, a.Getenv)
-		for _, w := range a.teamPolicy.Warnings() {
-			a.Warnf("quiver: warning: policy %s", w)
-		}
-	}
-	return a.teamPolicy
-}
 
 func (a *App) newPolicyCmd() *cobra.Command {
 	return group("policy", "Show the team policy that applies here", "", a.newPolicyShowCmd())
@@ -55,11 +39,11 @@ See docs/policy.md. Changes nothing.`,
 }
 
 func (a *App) runPolicyShow(o policyShowOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	p := a.policy(layout).Scope(o.Global)
+	p := e.Policy().Scope(o.Global)
 	if o.JSON {
 		if err := a.JSON(p.Report()); err != nil {
 			return err

@@ -41,14 +41,14 @@ quiver plugin add PLUGIN@MARKETPLACE.`,
 }
 
 func (a *App) runSearch(o searchOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	hits, err := a.marketplaces(layout, false).Search(o.Words, o.Marketplace, func(msg string) { a.Warnf("%s", msg) })
+	hits, err := e.Marketplaces(false).Search(o.Words, o.Marketplace, func(msg string) { a.Warnf("%s", msg) })
 	if err != nil {
 		return err
 	}
-	found := marketplace.Results(layout, hits)
+	found := marketplace.Results(e.Layout, hits)
 	return term.List(&a.Printer, o.JSON, found, "No plugins match. quiver marketplace list shows what is searched.", marketplace.FoundHeader, marketplace.Found.Row)
 }

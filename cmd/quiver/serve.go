@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
-	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/proc"
 )
 
@@ -58,8 +58,9 @@ the server and every hook process it started.`,
 
 // newHookServer builds hook serve's state: the Runner every door uses,
 // fed by a discovery session and a pool of persistent hooks.
-func (a *App) newHookServer(layout plugins.Layout, timeout time.Duration, failClosed bool) *hooks.Server {
-	s := hooks.NewServer(a.discoveryOptions(layout), a.hooksEnv().Runner(a.discoveryOptions(layout)), timeout, failClosed)
+func (a *App) newHookServer(e *discovery.Env, timeout time.Duration, failClosed bool) *hooks.Server {
+	o := e.Options()
+	s := hooks.NewServer(o, a.hooksEnv().Runner(o), timeout, failClosed)
 	s.Interrupted = func(err error) (string, bool) {
 		ie := proc.Interrupted{}
 		ok := errors.As(err, &ie)
@@ -73,11 +74,11 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	if err != nil {
 		return usageIf(cmd, err, hooks.ErrTimeoutFlag)
 	}
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	s := a.newHookServer(layout, timeout, a.hooksEnv().FailClosed(o.FailClosed))
+	s := a.newHookServer(e, timeout, a.hooksEnv().FailClosed(o.FailClosed))
 	defer s.Close()
 	// A client that goes away makes writing a response fail with EPIPE
 	// rather than kill quiver by SIGPIPE before it stops its hooks.

@@ -61,7 +61,7 @@ func (a *App) runServerExec(o serverExecOptions) error {
 	if err != nil {
 		return err
 	}
-	launch, err := discovery.ServerLaunch(l, o.Global, o.Kind, names[0], o.Server, os.Environ())
+	launch, err := discovery.ServerLaunch(l.Layout, o.Global, o.Kind, names[0], o.Server, os.Environ())
 	if err != nil {
 		return err
 	}

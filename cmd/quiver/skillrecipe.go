@@ -62,11 +62,11 @@ plugin's name. --all adds shadowed, disabled and invalid ones with the reason.`,
 
 // docs finds the skills or recipes of this invocation's scopes.
 func (a *App) docs(k docKind) ([]discovery.Doc, error) {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return nil, err
 	}
-	return k.find(a.discoveryOptions(layout))
+	return k.find(e.Options())
 }
 
 func (a *App) runDocList(k docKind, all, asJSON bool) error {

@@ -37,18 +37,18 @@ QUIVER_TRUST_ALL=1 trusts everything (for CI and containers).`,
 }
 
 func (a *App) runTrust(o trustOptions) error {
-	layout, err := a.layout()
+	e, err := a.env()
 	if err != nil {
 		return err
 	}
-	d, err := discovery.Decide(layout, o.Revoke, discovery.AgentSession(a.Getenv), a.policy(layout))
+	d, err := discovery.Decide(e.Layout, o.Revoke, discovery.AgentSession(a.Getenv), e.Policy())
 	if err != nil {
 		return err
 	}
 	if o.JSON {
 		return a.JSON(d.Report())
 	}
-	lines, notice := d.Summary(layout.ProjectDir, o.Revoke)
+	lines, notice := d.Summary(e.Layout.ProjectDir, o.Revoke)
 	a.Lines(lines)
 	if notice != "" {
 		a.Warnf("%s", notice)

@@ -54,6 +54,19 @@ type ScanReport struct {
 	Err error
 }
 
+// Lines are what the person is told of r, one line per finding, every
+// hidden character escaped, then the record's error.
+func (r ScanReport) Lines() []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, fmt.Sprintf("quiver: %s: hidden Unicode in %s: %s", f.Severity, r.Name, f))
+	}
+	if r.Err != nil {
+		out = append(out, fmt.Sprintf("quiver: %v", r.Err))
+	}
+	return out
+}
+
 // ScanRecord is what the content scan found when a plugin was installed,
 // kept in the scope's machine records (ScanRecordPath) for `quiver audit`:
 // Hash and Commit say which content it is about.

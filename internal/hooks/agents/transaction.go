@@ -121,6 +121,18 @@ func ActiveDocs(o discovery.Options) func() (Docs, error) {
 	})
 }
 
+// NewWirer is the agents' transaction for one command's scopes: the
+// user's home from its environment, the active items as discovery finds
+// them, and its policy.
+func NewWirer(e *discovery.Env) *Wirer {
+	home, _ := plugins.Home(e.Getenv)
+	return &Wirer{Layout: e.Layout, Home: home, Docs: ActiveDocs(e.Options()), Warn: e.Warn,
+		Getenv: e.Getenv, Policy: e.Policy(),
+		OnWait: func(root string) {
+			e.Wait("quiver: waiting for another quiver command to finish wiring agents in %s...", root)
+		}}
+}
+
 // Wirer wires agents into one layout's scopes.
 type Wirer struct {
 	Layout plugins.Layout

@@ -129,14 +129,14 @@ func TestLoad(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
 
-	p := Load(layout, getenv)
+	p := Load(layout, getenv, nil)
 	if len(p.Files) != 0 || p.Err() != nil {
 		t.Fatalf("no files: %+v %v", p.Files, p.Err())
 	}
 	write(MachinePath, "require: {pinned: true}\n")
 	write(filepath.Join(layout.Global.Root, FileName), "sources: {deny: [a/**]}\n")
 	write(filepath.Join(layout.Local.Root, FileName), "sources: {allow: [}\n")
-	p = Load(layout, getenv)
+	p = Load(layout, getenv, nil)
 	if len(p.Files) != 3 || p.Files[0].Level != Machine || p.Files[1].Level != User || p.Files[2].Level != Project {
 		t.Fatalf("files %+v", p.Files)
 	}
@@ -150,21 +150,21 @@ func TestLoad(t *testing.T) {
 		t.Errorf("-g reads the project's policy: %v", err)
 	}
 	env[EnvFile] = filepath.Join(dir, "missing.yaml")
-	if err := Load(layout, getenv).Scope(true).Err(); err == nil || !strings.Contains(err.Error(), "QUIVER_POLICY_FILE names "+env[EnvFile]+", which does not exist") {
+	if err := Load(layout, getenv, nil).Scope(true).Err(); err == nil || !strings.Contains(err.Error(), "QUIVER_POLICY_FILE names "+env[EnvFile]+", which does not exist") {
 		t.Errorf("a missing QUIVER_POLICY_FILE: %v", err)
 	}
 	env[EnvFile] = "relative.yaml"
-	if err := Load(layout, getenv).Err(); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
+	if err := Load(layout, getenv, nil).Err(); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
 		t.Errorf("a relative QUIVER_POLICY_FILE: %v", err)
 	}
 	env[EnvFile] = "/dev/null/x"
-	if err := Load(layout, getenv).Err(); err == nil {
+	if err := Load(layout, getenv, nil).Err(); err == nil {
 		t.Error("an unreadable QUIVER_POLICY_FILE is no error")
 	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := mkfifo(fifo); err == nil {
 		env[EnvFile] = fifo
-		if err := Load(layout, getenv).Err(); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if err := Load(layout, getenv, nil).Err(); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("a FIFO policy: %v", err)
 		}
 	}

@@ -72,12 +72,12 @@ func (p *Policy) fetched(src string) string {
 // project scope, the project's. It never fails: a file that cannot be
 // read or does not parse is kept with its Err, and every check of a
 // policy that holds it fails (fail closed). Scope(true) leaves the
-// project's out, for -g commands.
-func Load(layout plugins.Layout, getenv func(string) string) *Policy {
-	p := &Policy{layout: layout, gitBase: getenv("QUIVER_GIT_BASE")}
-	// The rewrites that fetches apply (SPEC §5); one that does not parse
-	// is reported by the fetcher, and the written source still counts.
-	p.rewrite = plugins.NewFetcher(getenv).Rewrite
+// project's out, for -g commands. rewrite is a source as it is fetched
+// after the user's insteadOf rules (Fetcher.Rewrite, the command's own
+// fetcher: a rewrite that does not parse is reported there, and the
+// written source still counts); nil judges sources as written only.
+func Load(layout plugins.Layout, getenv func(string) string, rewrite func(string) string) *Policy {
+	p := &Policy{layout: layout, gitBase: getenv("QUIVER_GIT_BASE"), rewrite: rewrite}
 	if env := getenv(EnvFile); env != "" {
 		p.add(env, Machine, true)
 	} else {
