@@ -6,7 +6,6 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
-	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/spf13/cobra"
 )
@@ -49,45 +48,24 @@ func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
 		Options: agents.Options{AllowRewrites: o.AllowRewrites}, Layout: a.layoutAt, Async: o.asyncMode()}
 	door.Stdin = a.stdin()
 	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
-	if door.FailsClosed(call) {
-		a.lastWords = func(ie proc.Interrupted) int {
-			ans := door.Deny(call, hooks.Unfinished(ie))
-			if !a.printAnswer(ans) {
-				return ie.ExitCode()
-			}
-			return ans.Exit
-		}
-	}
-	ans, err := door.Answer(cmd.Context(), &call)
-	if err != nil {
-		return usageIf(cmd, err, hooks.ErrTimeoutFlag)
-	}
-	if !a.printAnswer(ans) {
-		select {} // lastWords answered and ends the process
-	}
-	if ans.Exit != 0 {
-		return exitCodeError(ans.Exit)
-	}
-	return nil
+	return a.answerOnce(door.FailsClosed(call), func(why string) answer { return a.printAnswer(door.Deny(call, why)) }, func() (answer, error) {
+		ans, err := door.Answer(cmd.Context(), &call)
+		return a.printAnswer(ans), usageIf(cmd, err, hooks.ErrTimeoutFlag)
+	})
 }
 
-// printAnswer prints an agent's answer once (see printResult).
-func (a *App) printAnswer(ans agents.Answer) bool {
-	a.result.Lock()
-	defer a.result.Unlock()
-	if a.printed {
-		return false
-	}
-	a.printed = true
-	if len(ans.Stdout) > 0 {
-		a.Stdout.Write(append(ans.Stdout, '\n'))
-	}
-	if ans.Stderr != "" {
-		// Line by line: a rewake message of several lines reaches the
-		// model as lines, each made visible.
-		for _, line := range strings.Split(ans.Stderr, "\n") {
-			fmt.Fprintln(a.Stderr, term.Visible(line))
+// printAnswer prints an agent's answer: its stdout, then its stderr line
+// by line (a rewake message of several lines reaches the model as lines),
+// each made visible.
+func (a *App) printAnswer(ans agents.Answer) answer {
+	return answer{exit: ans.Exit, print: func() {
+		if len(ans.Stdout) > 0 {
+			a.Stdout.Write(append(ans.Stdout, '\n'))
 		}
-	}
-	return true
+		if ans.Stderr != "" {
+			for _, line := range strings.Split(ans.Stderr, "\n") {
+				fmt.Fprintln(a.Stderr, term.Visible(line))
+			}
+		}
+	}}
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/term"
 )
@@ -39,15 +41,7 @@ type hookRunOptions struct {
 
 // asyncMode is the hooks.AsyncMode the flags ask for.
 func (o hookRunOptions) asyncMode() hooks.AsyncMode {
-	switch {
-	case o.AsyncOnly:
-		return hooks.AsyncOnly
-	case o.AsyncRewake:
-		return hooks.RewakeOnly
-	case o.AsyncElsewhere:
-		return hooks.AsyncElsewhere
-	}
-	return hooks.AsyncDetach
+	return hooks.AsyncModeOf(o.AsyncElsewhere, o.AsyncOnly, o.AsyncRewake)
 }
 
 func (a *App) newHookRunCmd() *cobra.Command {
@@ -116,7 +110,7 @@ func (a *App) stdin() io.Reader {
 	return a.Stdin
 }
 
-// readEvent is what hook run and hook test start from (hooks.Env.Read),
+// readEvent is what hook test starts from (hooks.Env.Read),
 // a mistake in the input a usage error.
 func (a *App) readEvent(cmd *cobra.Command, in hooks.Input) (hooks.Request, error) {
 	in.Stdin = a.stdin()
@@ -131,51 +125,75 @@ func (a *App) runHookRun(cmd *cobra.Command, o hookRunOptions) error {
 	if o.asyncMode() != hooks.AsyncDetach {
 		return usageErrorf(cmd, "--async-elsewhere, --async-only and --async-rewake are for an agent's entries, with --format")
 	}
-	failClosed := a.hooksEnv().FailClosed(o.FailClosed)
-	if failClosed && hooks.Blocking(o.Event) {
-		// A read that blocks for good (a payload pipe held open, a
-		// repository's lock file linked to /proc/kmsg) cannot be
-		// cancelled; when a signal then ends the process by force, it
-		// still fails closed.
+	door := &hooks.Door{Input: o.Input, Env: a.hooksEnv(), FailClosed: o.FailClosed, Layout: a.layout,
+		Options: func(l plugins.Layout) discovery.Options { return a.envAt(l).Options() }}
+	door.Stdin = a.stdin()
+	print := func(res *hooks.Result) answer {
+		ans := answer{print: func() {
+			if err := a.JSONLine(res); err != nil {
+				a.Error(err)
+			}
+		}}
+		if o.ExitCode && res.Blocked {
+			ans.exit = exitBlocked
+		}
+		return ans
+	}
+	// A read that blocks for good (a payload pipe held open, a
+	// repository's lock file linked to /proc/kmsg) cannot be cancelled;
+	// when a signal then ends the process by force, it still fails
+	// closed.
+	return a.answerOnce(door.FailsClosed(), func(why string) answer { return print(door.Deny(why)) }, func() (answer, error) {
+		res, err := door.Answer(cmd.Context())
+		if err != nil {
+			return answer{}, usageIf(cmd, err, hooks.ErrTimeoutFlag, hooks.ErrUnknownEvent, hooks.ErrEventMismatch)
+		}
+		return print(res), nil
+	})
+}
+
+// answer is what a one-shot door prints, and the exit code it asks for.
+type answer struct {
+	print func()
+	exit  int
+}
+
+// answerOnce runs a one-shot door (hook run, with or without --format):
+// run's answer is printed once. When the door fails closed, a signal
+// that ends the process by force before run answered prints deny's
+// answer instead (lastWords), and run's is then never printed.
+func (a *App) answerOnce(failsClosed bool, deny func(why string) answer, run func() (answer, error)) error {
+	if failsClosed {
 		a.lastWords = func(ie proc.Interrupted) int {
-			block := hooks.EmptyResult(o.Event).FailClosed(hooks.Unfinished(ie))
-			if !a.printResult(block) {
+			ans := deny(hooks.Unfinished(ie))
+			if !a.printOnce(ans.print) {
 				return ie.ExitCode()
 			}
-			if o.ExitCode {
-				return exitBlocked
-			}
-			return 0
+			return ans.exit
 		}
 	}
-	in, err := a.readEvent(cmd, o.Input)
+	ans, err := run()
 	if err != nil {
 		return err
 	}
-	res, err := a.hooksEnv().Runner(a.envAt(in.Layout).Options()).Run(cmd.Context(), o.Event, in.Payload, failClosed, in.Timeout)
-	if err != nil {
-		return err
+	if !a.printOnce(ans.print) {
+		select {} // lastWords printed its answer and ends the process
 	}
-	if !a.printResult(res) {
-		select {} // lastWords printed the block and ends the process
-	}
-	if o.ExitCode && res.Blocked {
-		return exitCodeError(exitBlocked)
+	if ans.exit != 0 {
+		return exitCodeError(ans.exit)
 	}
 	return nil
 }
 
-// printResult prints hook run's result line unless it was printed
-// already (by lastWords); it reports whether it printed.
-func (a *App) printResult(res *hooks.Result) bool {
+// printOnce prints the door's one answer unless it was printed already
+// (by lastWords); it reports whether it printed.
+func (a *App) printOnce(print func()) bool {
 	a.result.Lock()
 	defer a.result.Unlock()
 	if a.printed {
 		return false
 	}
 	a.printed = true
-	if err := a.JSONLine(res); err != nil {
-		a.Error(err)
-	}
+	print()
 	return true
 }

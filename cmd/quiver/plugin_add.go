@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
+	"github.com/spf13/cobra"
+
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/marketplace"
-	"github.com/spf13/cobra"
 )
 
 // ---- plugin add ----
@@ -77,19 +77,7 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 	if err != nil {
 		return err
 	}
-	added := []discovery.PluginInfo{}
-	err = e.Changes(o.Global).Add(cmd.Context(), reqs, func(p plugins.Plugin, err error) {
-		if err != nil {
-			if len(reqs) > 1 {
-				a.Error(err)
-			}
-			return
-		}
-		added = append(added, discovery.InfoOf(p))
-		if !o.JSON {
-			a.Warnf("%s", discovery.Added(p))
-		}
-	})
+	added, err := e.Changes(o.Global).AddSaying(cmd.Context(), reqs, o.JSON, a.Say)
 	if err != nil && len(reqs) == 1 {
 		return err
 	}
@@ -102,4 +90,42 @@ func (a *App) runPluginAdd(cmd *cobra.Command, o pluginAddOptions) error {
 		}
 	}
 	return err
+}
+
+type pluginRemoveOptions struct {
+	Names    []string
+	Global   bool
+	KeepData bool
+}
+
+func (a *App) newPluginRemoveCmd() *cobra.Command {
+	var o pluginRemoveOptions
+	cmd := &cobra.Command{
+		Use:     "remove NAME...",
+		Aliases: []string{"rm", "uninstall"},
+		Short:   "Uninstall plugins",
+		Long: `Uninstall plugins from the project or, with -g, from your home: the plugin
+folder and its lock entry go, and so does its data folder unless
+--keep-data. Every name is checked before anything is removed.`,
+		Example:           "  quiver plugin remove acme/guard\n  quiver plugin remove -g acme/guard acme/lint --keep-data",
+		Args:              minArgs(1),
+		ValidArgsFunction: a.completePlugins(),
+		PostRunE:          a.resyncAgents,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Names = args
+			return a.runPluginRemove(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.Global, "global", "g", false, "remove from your home instead of the project")
+	f.BoolVar(&o.KeepData, "keep-data", false, "keep the plugin's data folder")
+	return cmd
+}
+
+func (a *App) runPluginRemove(cmd *cobra.Command, o pluginRemoveOptions) error {
+	names, e, err := a.namedIn(o.Names...)
+	if err != nil {
+		return err
+	}
+	return plugins.ExplainScope(e.Changes(o.Global).Remove(cmd.Context(), names, o.KeepData), "remove")
 }

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/proc"
 )
@@ -56,19 +53,6 @@ the server and every hook process it started.`,
 	return cmd
 }
 
-// newHookServer builds hook serve's state: the Runner every door uses,
-// fed by a discovery session and a pool of persistent hooks.
-func (a *App) newHookServer(e *discovery.Env, timeout time.Duration, failClosed bool) *hooks.Server {
-	o := e.Options()
-	s := hooks.NewServer(o, a.hooksEnv().Runner(o), timeout, failClosed)
-	s.Interrupted = func(err error) (string, bool) {
-		ie := proc.Interrupted{}
-		ok := errors.As(err, &ie)
-		return ie.Error(), ok
-	}
-	return s
-}
-
 func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	timeout, err := a.hooksEnv().Timeout(o.Timeout)
 	if err != nil {
@@ -78,7 +62,10 @@ func (a *App) runHookServe(cmd *cobra.Command, o hookServeOptions) error {
 	if err != nil {
 		return err
 	}
-	s := a.newHookServer(e, timeout, a.hooksEnv().FailClosed(o.FailClosed))
+	// The Runner every door uses, fed by a discovery session and a pool
+	// of persistent hooks.
+	opts := e.Options()
+	s := hooks.NewServer(opts, a.hooksEnv().Runner(opts), timeout, a.hooksEnv().FailClosed(o.FailClosed))
 	defer s.Close()
 	// A client that goes away makes writing a response fail with EPIPE
 	// rather than kill quiver by SIGPIPE before it stops its hooks.

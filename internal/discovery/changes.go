@@ -83,6 +83,26 @@ func (c *Changes) Add(ctx context.Context, reqs []plugins.AddRequest, report fun
 	}, Record: func() error { return ChoosePlugins(c.Layout, chosen) }})
 }
 
+// AddSaying installs reqs as Add does and says each outcome through say:
+// each plugin installed (unless quietly: plugin add --json prints the
+// list instead) and, when there are several requests, each one's error.
+// It returns what was installed, as plugin add --json prints it.
+func (c *Changes) AddSaying(ctx context.Context, reqs []plugins.AddRequest, quietly bool, say func(string, error)) ([]PluginInfo, error) {
+	added := []PluginInfo{}
+	err := c.Add(ctx, reqs, func(p plugins.Plugin, err error) {
+		switch {
+		case err != nil && len(reqs) > 1:
+			say("", err)
+		case err == nil:
+			added = append(added, InfoOf(p))
+			if !quietly {
+				say(Added(p), nil)
+			}
+		}
+	})
+	return added, err
+}
+
 // Remove uninstalls names; once it worked, the user's choice of them is
 // forgotten, and each is said removed.
 func (c *Changes) Remove(ctx context.Context, names []plugins.Name, keepData bool) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/rpc"
+	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/timeouts"
 )
 
@@ -32,10 +34,6 @@ type Server struct {
 	// handled at once (rpc.Server's), so memory stays bounded whatever a
 	// client sends.
 	MaxLine, MaxInFlight int
-	// Interrupted says, for an error of a run, what ended it early (a
-	// signal: "interrupted (SIGTERM)"), so the client hears that rather
-	// than the bare error; nil: errors pass as they are.
-	Interrupted func(error) (string, bool)
 
 	opts discovery.Options
 	pool *Pool
@@ -144,10 +142,10 @@ func (s *Server) run(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, rpc.Errorf(rpc.InvalidParams, "invalid params: %v", err)
 	}
 	res, err := s.runner.Run(ctx, p.Event, payload, failClosed, timeout)
-	if s.Interrupted != nil && err != nil {
-		if how, ok := s.Interrupted(err); ok {
-			return nil, rpc.Errorf(rpc.ServerError, "quiver was %s before every hook had run", how)
-		}
+	// A signal that ended the run early: the client hears "quiver was
+	// interrupted (SIGTERM) before ...", not the bare error.
+	if ie := (proc.Interrupted{}); errors.As(err, &ie) {
+		return nil, rpc.Errorf(rpc.ServerError, "quiver was %s before every hook had run", ie.Error())
 	}
 	return res, err
 }

@@ -1,5 +1,10 @@
 package policy
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Rule is one rule of the effective policy as `quiver policy show` prints
 // it: its key, its value (a list, true, or a level) and the file it came
 // from. Each file's allow list is a rule of its own (a source must match
@@ -8,6 +13,18 @@ type Rule struct {
 	Rule  string `json:"rule"`
 	Value any    `json:"value"`
 	From  string `json:"from"`
+}
+
+// RuleHeader heads the table of rules (Rule.Row).
+var RuleHeader = []string{"RULE", "VALUE", "FROM"}
+
+// Row is r in the table of rules: a list as [a, b].
+func (r Rule) Row() []string {
+	v := fmt.Sprint(r.Value)
+	if l, ok := r.Value.([]string); ok {
+		v = "[" + strings.Join(l, ", ") + "]"
+	}
+	return []string{r.Rule, v, r.From}
 }
 
 // DefaultFrom is Rule.From for quiver's own default, which no file set.
