@@ -81,7 +81,7 @@ to run one deliberately.`,
 		Example: `  quiver hook test ./hooks/validate-command --event before_tool_call --payload payload.json
   echo '{"message":"hi"}' | quiver hook test acme/guard/check-message --event user_message_send`,
 		Args:              exactArgs(1),
-		ValidArgsFunction: a.completeHooks(),
+		ValidArgsFunction: a.fromScopes(cobra.ShellCompDirectiveDefault, discovery.CompleteHooks),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Target = args[0]
 			return a.runHookTest(cmd, o)

@@ -42,7 +42,7 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
   quiver plugin add anthropics/claude-plugins-official/plugins/hookify
   quiver plugin add https://git.example.com/tools.git --path plugins/guard`,
 		Args:              minArgs(1),
-		ValidArgsFunction: a.completeMarketplacePlugins(),
+		ValidArgsFunction: a.fromScopes(cobra.ShellCompDirectiveDefault, marketplace.ShellCandidates),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Specs = args
@@ -109,7 +109,7 @@ folder and its lock entry go, and so does its data folder unless
 --keep-data. Every name is checked before anything is removed.`,
 		Example:           "  quiver plugin remove acme/guard\n  quiver plugin remove -g acme/guard acme/lint --keep-data",
 		Args:              minArgs(1),
-		ValidArgsFunction: a.completePlugins(),
+		ValidArgsFunction: a.fromScopes(noFiles, plugins.CompletePlugins),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args

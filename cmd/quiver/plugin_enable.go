@@ -32,7 +32,7 @@ the team. A disabled plugin stays installed but contributes no hook, skill
 or recipe, so none of its hooks can run.`, strings.ToUpper(verb[:1])+verb[1:]),
 		Example:           fmt.Sprintf("  quiver plugin %s acme/guard\n  quiver plugin %s -g acme/guard", verb, verb),
 		Args:              minArgs(1),
-		ValidArgsFunction: a.completePlugins(),
+		ValidArgsFunction: a.fromScopes(noFiles, plugins.CompletePlugins),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args

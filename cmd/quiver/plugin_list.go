@@ -68,7 +68,7 @@ hash, and the hooks, skills and recipes it carries. NAME is org/repo (or
 org@repo). Without -g the project's install is shown, else your home's.`,
 		Example:           "  quiver plugin show acme/guard\n  quiver plugin show -g acme/guard --json",
 		Args:              exactArgs(1),
-		ValidArgsFunction: a.completePlugins(),
+		ValidArgsFunction: a.fromScopes(noFiles, plugins.CompletePlugins),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
 			return a.runPluginShow(cmd, o)

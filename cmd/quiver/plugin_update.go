@@ -75,7 +75,7 @@ commit stay where they are unless --ref moves them. A plugin whose folder
 was edited is refused (the message lists the changed files) unless
 --force. The plugin's data folder is kept. --dry-run changes nothing.`,
 		Example:           "  quiver plugin update --all\n  quiver plugin update acme/guard --dry-run\n  quiver plugin update acme/guard --ref v2.0.0",
-		ValidArgsFunction: a.completePlugins(),
+		ValidArgsFunction: a.fromScopes(noFiles, plugins.CompletePlugins),
 		PostRunE:          a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Names = args
