@@ -268,3 +268,25 @@ func BenchmarkCommand(b *testing.B) {
 		})
 	}
 }
+
+// TestFormatFlagGiven: only hook run's --format makes the caller an agent
+// (exit 1 for quiver's own errors); audit's and plugin init's are a
+// person's.
+func TestFormatFlagGiven(t *testing.T) {
+	for _, c := range []struct {
+		args string
+		want bool
+	}{
+		{"hook run --format claude PreToolUse", true},
+		{"--project /p hook run --format=gemini BeforeTool", true},
+		{"hook run --bogus --format codex", true},
+		{"hook run before_tool_call", false},
+		{"audit --format sarif", false},
+		{"plugin init --format claude x", false},
+		{"run hook --format claude", false},
+	} {
+		if got := formatFlagGiven(strings.Fields(c.args)); got != c.want {
+			t.Errorf("%q: %v, want %v", c.args, got, c.want)
+		}
+	}
+}

@@ -68,11 +68,7 @@ func (a *App) runAudit(cmd *cobra.Command, o audit.Flags) error {
 	if err := r.Print(&a.Printer, format, version); err != nil {
 		return err
 	}
-	passed, err := r.Verdict(global, o.Strict)
-	if err == nil {
-		a.Warnf("%s", passed)
-	}
-	return err
+	return a.Verdict(r.Verdict(global, o.Strict))
 }
 
 // auditChecks are the checks quiver audit runs on scope s, in the order

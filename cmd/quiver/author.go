@@ -114,11 +114,9 @@ func (a *App) runPluginValidate(ctx context.Context, o pluginValidateOptions) er
 	if err := a.Report(o.JSON, r); err != nil {
 		return err
 	}
-	if r.Errors > 0 {
-		return fmt.Errorf("%s has %d error(s) and %d warning(s)", o.Dir, r.Errors, r.Warnings)
+	valid, err := r.Valid(o.Dir)
+	if err == nil && !o.JSON {
+		a.Warnf("%s", valid)
 	}
-	if !o.JSON {
-		a.Warnf("%s is a valid plugin (%d warning(s)).", o.Dir, r.Warnings)
-	}
-	return nil
+	return err
 }

@@ -49,13 +49,11 @@ func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
 	if err := a.Report(asJSON, r); err != nil {
 		return err
 	}
-	if r.Errors+r.Warnings > 0 {
-		return fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
+	healthy, err := r.Healthy(e.Layout.Roots())
+	if err == nil && !asJSON {
+		a.Warnf("%s", healthy)
 	}
-	if !asJSON {
-		a.Warnf("No problems found in %s.", e.Layout.Roots())
-	}
-	return nil
+	return err
 }
 
 // diagnose is what doctor reports: the environment's switch, then each

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -196,4 +197,55 @@ func (a *App) printOnce(print func()) bool {
 	a.printed = true
 	print()
 	return true
+}
+
+// ---- hook run --format AGENT ----
+
+// formatFlagGiven reports whether the arguments are hook run's with
+// --format: then the caller is an agent, to which exit 2 means "block"
+// (on a stop event: "keep going, as stderr says"), so quiver's own usage
+// errors and failures must exit 1. Decided before flag parsing, since a
+// bad flag is one of those errors. Other commands' --format (audit
+// --format sarif, plugin init --format claude) is a person's or a CI
+// job's, for whom a usage error exits 2 as everywhere.
+func formatFlagGiven(args []string) bool {
+	hook := slices.Index(args, "hook")
+	return hook >= 0 && slices.Contains(args[hook:], "run") &&
+		slices.ContainsFunc(args, func(arg string) bool { return arg == "--format" || strings.HasPrefix(arg, "--format=") })
+}
+
+// runHookRunAs answers an agent in its own format (agents.Door).
+func (a *App) runHookRunAs(cmd *cobra.Command, o hookRunOptions) error {
+	ag, err := agents.Lookup(o.Format)
+	if err != nil {
+		return &usageError{err: err, cmd: cmd}
+	}
+	ev, err := ag.Resolve(o.Event)
+	if err != nil {
+		return &usageError{err: err, cmd: cmd}
+	}
+	door := &agents.Door{Agent: ag, Input: o.Input, Env: a.hooksEnv(), FailClosed: o.FailClosed,
+		Options: agents.Options{AllowRewrites: o.AllowRewrites}, Layout: a.layoutAt, Async: o.asyncMode()}
+	door.Stdin = a.stdin()
+	call := agents.Call{Event: ev.Quiver, Native: ev.Native}
+	return a.answerOnce(door.FailsClosed(call), func(why string) answer { return a.printAnswer(door.Deny(call, why)) }, func() (answer, error) {
+		ans, err := door.Answer(cmd.Context(), &call)
+		return a.printAnswer(ans), usageIf(cmd, err, hooks.ErrTimeoutFlag)
+	})
+}
+
+// printAnswer prints an agent's answer: its stdout, then its stderr line
+// by line (a rewake message of several lines reaches the model as lines),
+// each made visible.
+func (a *App) printAnswer(ans agents.Answer) answer {
+	return answer{exit: ans.Exit, print: func() {
+		if len(ans.Stdout) > 0 {
+			a.Stdout.Write(append(ans.Stdout, '\n'))
+		}
+		if ans.Stderr != "" {
+			for _, line := range strings.Split(ans.Stderr, "\n") {
+				fmt.Fprintln(a.Stderr, term.Visible(line))
+			}
+		}
+	}}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -58,9 +57,7 @@ func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) erro
 		failed = failed || r.Failed()
 	}
 	a.Warnf("%s", plugins.SyncSummary(res, in.Scope))
-	if n := discovery.UntrustedNotice(e.Layout, in.Scope); n != "" {
-		a.Warnf("%s", n)
-	}
+	a.Say(discovery.UntrustedNotice(e.Layout, in.Scope), nil)
 	if failed {
 		return errReported
 	}
@@ -105,9 +102,5 @@ func (a *App) runPluginVerify(o pluginVerifyOptions) error {
 	if err := term.List(&a.Printer, o.JSON, append([]plugins.VerifyResult{}, res...), "", plugins.VerifyHeader, plugins.VerifyResult.Row); err != nil {
 		return err
 	}
-	if plugins.Drift(res) {
-		return fmt.Errorf("installed plugins differ from %s; plugin install repairs them", s.LockPath())
-	}
-	a.Warnf("All %d plugin(s) match %s.", plugins.Matched(res), s.LockPath())
-	return nil
+	return a.Verdict(plugins.Verified(res, s.LockPath()))
 }

@@ -52,9 +52,7 @@ func (a *App) runTrust(o trustOptions) error {
 	}
 	lines, notice := d.Summary(e.Layout.ProjectDir, o.Revoke)
 	a.Lines(lines)
-	if notice != "" {
-		a.Warnf("%s", notice)
-	}
+	a.Say(notice, nil)
 	return nil
 }
 

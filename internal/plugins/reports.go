@@ -182,6 +182,16 @@ func Drift(res []VerifyResult) bool {
 	return false
 }
 
+// Verified is plugin verify's verdict on res, the plugins of the scope
+// whose lock is lockPath: an error on any drift, else the line that says
+// all match.
+func Verified(res []VerifyResult, lockPath string) (string, error) {
+	if Drift(res) {
+		return "", fmt.Errorf("installed plugins differ from %s; plugin install repairs them", lockPath)
+	}
+	return fmt.Sprintf("All %d plugin(s) match %s.", Matched(res), lockPath), nil
+}
+
 // Matched counts the plugins of res that match the lock.
 func Matched(res []VerifyResult) int {
 	n := 0

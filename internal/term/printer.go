@@ -107,6 +107,15 @@ func (p *Printer) Say(msg string, err error) {
 	}
 }
 
+// Verdict ends a check (audit, verify): it says passed when the check
+// passed (err is nil) and returns err.
+func (p *Printer) Verdict(passed string, err error) error {
+	if err == nil {
+		p.Say(passed, nil)
+	}
+	return err
+}
+
 // JSON prints v as indented JSON with a final newline.
 func (p *Printer) JSON(v any) error {
 	enc := json.NewEncoder(p.Stdout)

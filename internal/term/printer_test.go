@@ -91,3 +91,17 @@ func TestList(t *testing.T) {
 		t.Errorf("table: %q, %v", out, err)
 	}
 }
+
+// TestVerdict: a passed check says its line; a failed one only returns
+// its error (which the command prints once, as every error).
+func TestVerdict(t *testing.T) {
+	p, _, errs := newPrinter(nil)
+	if err := p.Verdict("All 2 plugin(s) match.", nil); err != nil || errs.String() != "All 2 plugin(s) match.\n" {
+		t.Errorf("passed: %v, said %q", err, errs)
+	}
+	errs.Reset()
+	failed := errors.New("drift")
+	if err := p.Verdict("", failed); err != failed || errs.Len() != 0 {
+		t.Errorf("failed: %v, said %q", err, errs)
+	}
+}

@@ -49,3 +49,22 @@ func (r Report) Lines() []string {
 	}
 	return out
 }
+
+// Healthy is quiver doctor's verdict on r, the findings about where: an
+// error when anything but notes was found, else the line that says so.
+func (r Report) Healthy(where string) (string, error) {
+	if r.Errors+r.Warnings > 0 {
+		return "", fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
+	}
+	return fmt.Sprintf("No problems found in %s.", where), nil
+}
+
+// Valid is plugin validate's verdict on r, the findings about the plugin
+// in dir (as the user named it): an error when an error was found, else
+// the line that says it is valid.
+func (r Report) Valid(dir string) (string, error) {
+	if r.Errors > 0 {
+		return "", fmt.Errorf("%s has %d error(s) and %d warning(s)", dir, r.Errors, r.Warnings)
+	}
+	return fmt.Sprintf("%s is a valid plugin (%d warning(s)).", dir, r.Warnings), nil
+}

@@ -30,3 +30,21 @@ func TestReportLines(t *testing.T) {
 		t.Error("no findings printed lines")
 	}
 }
+
+// TestVerdicts: doctor fails on warnings too, validate on errors only.
+func TestVerdicts(t *testing.T) {
+	warned := NewReport("/abs/p", []Finding{{Severity: "warning"}, {Severity: "note"}})
+	if _, err := warned.Healthy("/p"); err == nil || err.Error() != "found 0 error(s) and 1 warning(s)" {
+		t.Errorf("Healthy with a warning: %v", err)
+	}
+	if line, err := warned.Valid("./p"); err != nil || line != "./p is a valid plugin (1 warning(s))." {
+		t.Errorf("Valid with a warning: %q, %v", line, err)
+	}
+	broken := NewReport("/abs/p", []Finding{{Severity: "error"}})
+	if _, err := broken.Valid("./p"); err == nil || err.Error() != "./p has 1 error(s) and 0 warning(s)" {
+		t.Errorf("Valid with an error: %v", err)
+	}
+	if line, err := NewReport("", nil).Healthy("/p and ~/.quiver"); err != nil || line != "No problems found in /p and ~/.quiver." {
+		t.Errorf("Healthy: %q, %v", line, err)
+	}
+}
