@@ -26,7 +26,7 @@ func TestEnvBuildsEachRoomOnce(t *testing.T) {
 	if local.Fetcher != global.Fetcher || local.Fetcher != e.Fetcher() {
 		t.Error("installers of one command do not share its fetcher")
 	}
-	if e.Policy() != e.Policy() {
+	if first := e.Policy(); e.Policy() != first {
 		t.Error("the policy is read more than once")
 	}
 	if local.Scope.Location != plugins.Local || global.Scope.Location != plugins.Global || local.GitBase != "http://127.0.0.1:1" {
