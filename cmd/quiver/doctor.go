@@ -21,8 +21,9 @@ func (a *App) newDoctorCmd() *cobra.Command {
 		Long: `Look for what keeps hooks from firing or plugins from matching the lock
 file: invalid and non-executable hooks, untrusted project hooks, lock/disk
 drift, leftovers of interrupted commands, disabled plugins, invalid skills
-and recipes, QUIVER_NO_HOOKS in effect, git missing where local
-repositories must be cloned, a wired agent that cannot find quiver, and a
+and recipes, QUIVER_NO_HOOKS in effect, quiver's git helper (quiver-git)
+missing or of another version, git missing where local repositories must
+be cloned, a wired agent that cannot find quiver, and a
 plugin installed both through quiver and natively in a wired agent (its
 hooks would run twice). Each finding says what to do. Exits 0 on a
 healthy setup (notes only), 1 otherwise. It never runs untrusted hooks.`,
@@ -59,7 +60,7 @@ func (a *App) runDoctor(cmd *cobra.Command, asJSON bool) error {
 // diagnose is what doctor reports: the environment's switch, then each
 // room's checks (discovery's of the scopes, the agents' wiring).
 func diagnose(ctx context.Context, e *discovery.Env) ([]format.Finding, error) {
-	out := discovery.DiagnoseEnv(e.Getenv)
+	out := append(discovery.DiagnoseEnv(e.Getenv), discovery.DiagnoseGitHelper(ctx)...)
 	fs, err := discovery.Diagnose(ctx, e.Options())
 	if err != nil {
 		return nil, err

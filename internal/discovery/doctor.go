@@ -117,6 +117,18 @@ func DiagnoseEnv(getenv func(string) string) []format.Finding {
 	return out
 }
 
+// DiagnoseGitHelper is what quiver doctor says of the git helper
+// (plugins.CheckGitHelper): nothing when it answers, else why not and how
+// to install it. Without it nothing can be fetched: plugin add, update,
+// install and outdated fail.
+func DiagnoseGitHelper(ctx context.Context) []format.Finding {
+	if err := plugins.CheckGitHelper(ctx); err != nil {
+		return []format.Finding{{Severity: "error", Reason: fmt.Sprintf("plugins cannot be fetched: %v", err),
+			Fix: "install quiver-git beside quiver: CGO_ENABLED=0 go install ./cmd/quiver ./cmd/quiver-git (README, Install)"}}
+	}
+	return nil
+}
+
 func describeChangedList(changed []string) string {
 	if len(changed) == 0 {
 		return "(content hash)"

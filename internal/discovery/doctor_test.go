@@ -54,3 +54,13 @@ func TestDiagnoseEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseGitHelper: doctor names a missing git helper as an error
+// with how to install it.
+func TestDiagnoseGitHelper(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	fs := DiagnoseGitHelper(t.Context())
+	if len(fs) != 1 || fs[0].Severity != "error" || !strings.Contains(fs[0].Reason, "plugins cannot be fetched") || !strings.Contains(fs[0].Fix, "quiver-git") {
+		t.Errorf("findings: %+v", fs)
+	}
+}

@@ -243,3 +243,11 @@ func (t *tailBuffer) tail() string {
 	}
 	return ": " + s
 }
+
+// CheckGitHelper asks the git helper a question that needs no network
+// (a URL's rewrite under no configuration): an error says why it cannot
+// answer (missing, of another protocol version, broken).
+func CheckGitHelper(ctx context.Context) error {
+	_, err := runGit(ctx, GitRequest{Op: "rewrite", URL: "https://example.com/org/repo.git"}, nil)
+	return err
+}
