@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -296,6 +297,9 @@ func alive(pid int) bool {
 // fail-closed block when the signal ends the process by force (third
 // attack review, B4).
 func TestSIGTERMDuringABlockedReadFailsClosed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("knows when quiver blocks in its read from /proc (Linux)")
+	}
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
 	cmd := h.cmd("hook", "run", "before_tool_call", "--fail-closed", "--exit-code")
 	r, w, err := os.Pipe()
@@ -309,7 +313,15 @@ func TestSIGTERMDuringABlockedReadFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	time.Sleep(300 * time.Millisecond)
+	// The signal must come while quiver is blocked reading the payload:
+	// wait until one of its threads is (no sleep standing in for it).
+	for deadline := time.Now().Add(10 * time.Second); !readingAPipe(cmd.Process.Pid); {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("quiver never blocked reading its payload\n%s", errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -324,4 +336,16 @@ func TestSIGTERMDuringABlockedReadFailsClosed(t *testing.T) {
 		!strings.Contains(out.String(), `"decision":"block","blocked":true,"reason":"quiver was interrupted (SIGTERM) before every hook had run; failing closed"`) {
 		t.Errorf("want the fail-closed block and exit 3; got %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
 	}
+}
+
+// readingAPipe reports whether a thread of process pid is blocked reading
+// a pipe (Linux: its wchan is pipe_read, or anon_pipe_read).
+func readingAPipe(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, f := range tasks {
+		if w, err := os.ReadFile(f); err == nil && strings.HasSuffix(string(w), "pipe_read") {
+			return true
+		}
+	}
+	return false
 }
