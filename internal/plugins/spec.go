@@ -291,6 +291,11 @@ func Redact(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
+	return redactQuery(redactUsers(s))
+}
+
+// redactUsers takes out the user parts of the URLs in s (Redact).
+func redactUsers(s string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "://")
@@ -324,6 +329,50 @@ func Redact(s string) string {
 		b.WriteString(auth[:end])
 		s = auth[end:]
 	}
+}
+
+// redactQuery replaces the value of every query parameter of s whose
+// name says it holds a secret (token, key, secret, password, signature,
+// credential, sig, auth, code: an API key or a signed URL's signature in a
+// hook's URL) with REDACTED. Other parameters stay, as they help to read
+// a message.
+func redactQuery(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(s, "?&;")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+1])
+		s = s[i+1:]
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 || strings.ContainsAny(s[:eq], "?&;#/ \t\r\n\"'<>") || !secretParam(s[:eq]) {
+			continue
+		}
+		end := strings.IndexAny(s[eq+1:], "&;# \t\r\n\"'<>`")
+		if end < 0 {
+			end = len(s) - eq - 1
+		}
+		b.WriteString(s[:eq+1] + "REDACTED")
+		s = s[eq+1+end:]
+	}
+}
+
+// secretParam reports whether a query parameter of this name holds a
+// secret.
+func secretParam(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "key", "apikey", "api_key", "sig", "auth", "code", "pwd", "pass":
+		return true
+	}
+	for _, w := range []string{"token", "secret", "password", "passwd", "signature", "credential"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func isSchemeByte(c byte) bool {

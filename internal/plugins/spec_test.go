@@ -233,7 +233,17 @@ func TestRedact(t *testing.T) {
 		{`invalid plugin spec "http://bob:pa\"ss@h/a/b"`, `invalid plugin spec "http://h/a/b"`},
 		{"http://bob:pa<>{}[]`ss@h/a/b", "http://h/a/b"},
 		{"ssh://git:hunter2pass@127.0.0.1:39221/acme/guard.git", "ssh://git@127.0.0.1:39221/acme/guard.git"},
+		// secrets in a query (a hook's URL, a signed URL), whatever else
+		// the query holds
+		{"https://hooks.example.com/x?token=abc123&ref=main", "https://hooks.example.com/x?token=REDACTED&ref=main"},
+		{`post "https://h/a?x=1&API_KEY=k3y#frag": 403`, `post "https://h/a?x=1&API_KEY=REDACTED#frag": 403`},
+		{"https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIA%2F&X-Amz-Signature=deadbeef", "https://b.s3.amazonaws.com/o?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED"},
+		{"https://acct.blob.core.windows.net/c/b?sv=2020&sig=abc%3D and more", "https://acct.blob.core.windows.net/c/b?sv=2020&sig=REDACTED and more"},
+		{"https://u:p@h/x?access_token=t&private_token=u", "https://h/x?access_token=REDACTED&private_token=REDACTED"},
+		{"https://h/x?next=https://u:p@h2/y?key=v", "https://h/x?next=https://h2/y?key=REDACTED"},
 		// nothing to remove
+		{"https://h/search?q=token&page=2", "https://h/search?q=token&page=2"},
+		{"https://h/x?keyword=a", "https://h/x?keyword=a"},
 		{"ssh://git@host/x", "ssh://git@host/x"},
 		{"https://host/x", "https://host/x"},
 		{"mail me@host", "mail me@host"},
