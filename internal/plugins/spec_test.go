@@ -241,9 +241,19 @@ func TestRedact(t *testing.T) {
 		{"https://acct.blob.core.windows.net/c/b?sv=2020&sig=abc%3D and more", "https://acct.blob.core.windows.net/c/b?sv=2020&sig=REDACTED and more"},
 		{"https://u:p@h/x?access_token=t&private_token=u", "https://h/x?access_token=REDACTED&private_token=REDACTED"},
 		{"https://h/x?next=https://u:p@h2/y?key=v", "https://h/x?next=https://h2/y?key=REDACTED"},
+		// API keys under the names services document for them, and an
+		// OAuth token in a fragment (implicit grant)
+		{"https://api.example.com/v1?api-key=s3cr3t", "https://api.example.com/v1?api-key=REDACTED"},
+		{"https://api.ipstack.com/1.2.3.4?access_key=s3cr3t", "https://api.ipstack.com/1.2.3.4?access_key=REDACTED"},
+		{"https://apim.example.net/x?subscription-key=s3cr3t&v=1", "https://apim.example.net/x?subscription-key=REDACTED&v=1"},
+		{"https://h/x?x-api-key=s3cr3t", "https://h/x?x-api-key=REDACTED"},
+		{"https://api.hubapi.com/c?hapikey=s3cr3t", "https://api.hubapi.com/c?hapikey=REDACTED"},
+		{"https://app.example.com/cb#access_token=s3cr3t&token_type=bearer", "https://app.example.com/cb#access_token=REDACTED&token_type=REDACTED"},
 		// nothing to remove
 		{"https://h/search?q=token&page=2", "https://h/search?q=token&page=2"},
 		{"https://h/x?keyword=a", "https://h/x?keyword=a"},
+		{"https://h/x?keys=a&key_id=b", "https://h/x?keys=a&key_id=b"},
+		{"https://h/docs#section=2", "https://h/docs#section=2"},
 		{"ssh://git@host/x", "ssh://git@host/x"},
 		{"https://host/x", "https://host/x"},
 		{"mail me@host", "mail me@host"},
