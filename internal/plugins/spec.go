@@ -334,12 +334,13 @@ func redactUsers(s string) string {
 // redactQuery replaces the value of every query parameter of s whose
 // name says it holds a secret (token, key, secret, password, signature,
 // credential, sig, auth, code: an API key or a signed URL's signature in a
-// hook's URL) with REDACTED. Other parameters stay, as they help to read
-// a message.
+// hook's URL) with REDACTED; a fragment's parameters too (an OAuth
+// implicit grant's #access_token=...). Other parameters stay, as they
+// help to read a message.
 func redactQuery(s string) string {
 	var b strings.Builder
 	for {
-		i := strings.IndexAny(s, "?&;")
+		i := strings.IndexAny(s, "?&;#")
 		if i < 0 {
 			b.WriteString(s)
 			return b.String()
@@ -364,7 +365,12 @@ func redactQuery(s string) string {
 func secretParam(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
-	case "key", "apikey", "api_key", "sig", "auth", "code", "pwd", "pass":
+	case "sig", "auth", "code", "pwd", "pass":
+		return true
+	}
+	// An API key goes by many names, each ending in key: key, apikey,
+	// api_key, api-key, x-api-key, access_key, subscription-key, hapikey.
+	if strings.HasSuffix(n, "key") {
 		return true
 	}
 	for _, w := range []string{"token", "secret", "password", "passwd", "signature", "credential"} {
