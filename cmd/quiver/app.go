@@ -43,7 +43,7 @@ type App struct {
 	// commands in-process leave it nil.
 	handleSignals func()
 	result        sync.Mutex
-	printed       bool
+	answered      *answer
 	// owner starts the process that owns background handlers (`hook
 	// collect`, set by main); nil in tests that run commands in-process,
 	// which then wait for them.
@@ -96,7 +96,7 @@ var errReported = errors.New("errors reported")
 // run executes the command line and maps the outcome to an exit code. This
 // is the one place that prints an error.
 func (a *App) run(ctx context.Context, args []string) int {
-	a.cmdEnv = nil
+	a.cmdEnv, a.answered, a.lastWords = nil, nil, nil
 	root := a.newRootCmd(args...)
 	root.SetArgs(args)
 	root.SetIn(a.Stdin)

@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/proc"
 	"github.com/quiver-cli/quiver/internal/term"
 )
 
@@ -287,6 +290,37 @@ func TestFormatFlagGiven(t *testing.T) {
 	} {
 		if got := formatFlagGiven(strings.Fields(c.args)); got != c.want {
 			t.Errorf("%q: %v, want %v", c.args, got, c.want)
+		}
+	}
+}
+
+// TestLastWordsKeepAPrintedAnswer: a door prints one answer. A signal
+// that ends the process before it answered prints the deny and exits as
+// the deny asks; one that comes after the answer was printed prints
+// nothing more and exits as the printed answer asked, so a printed deny
+// (exit 2 for Claude) is not turned into a signal's 143.
+func TestLastWordsKeepAPrintedAnswer(t *testing.T) {
+	term := proc.Interrupted{Signal: syscall.SIGTERM}
+	deny := func(string) answer { return answer{print: func() { fmt.Print("") }, exit: 2} }
+	for _, c := range []struct {
+		name     string
+		answered bool
+		exit     int
+	}{{"before the answer", false, 2}, {"after the answer", true, 3}} {
+		app, _, _ := newTestApp(t)
+		printed := 0
+		run := func() (answer, error) {
+			if !c.answered {
+				return answer{}, errors.New("the signal came first")
+			}
+			return answer{print: func() { printed++ }, exit: 3}, nil
+		}
+		app.answerOnce(true, deny, run)
+		if got := app.lastWords(term); got != c.exit || printed > 1 {
+			t.Errorf("%s: last words exit %d (want %d), answer printed %d times", c.name, got, c.exit, printed)
+		}
+		if app.lastWords(term) != c.exit {
+			t.Errorf("%s: a second signal changes the exit code", c.name)
 		}
 	}
 }

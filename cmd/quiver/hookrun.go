@@ -162,22 +162,21 @@ type answer struct {
 // answerOnce runs a one-shot door (hook run, with or without --format):
 // run's answer is printed once. When the door fails closed, a signal
 // that ends the process by force before run answered prints deny's
-// answer instead (lastWords), and run's is then never printed.
+// answer instead (lastWords), and run's is then never printed; one that
+// comes after exits as the printed answer asks, so a printed deny stays
+// one.
 func (a *App) answerOnce(failsClosed bool, deny func(why string) answer, run func() (answer, error)) error {
 	if failsClosed {
 		a.lastWords = func(ie proc.Interrupted) int {
-			ans := deny(hooks.Unfinished(ie))
-			if !a.printOnce(ans.print) {
-				return ie.ExitCode()
-			}
-			return ans.exit
+			a.printOnce(deny(hooks.Unfinished(ie)))
+			return a.answered.exit
 		}
 	}
 	ans, err := run()
 	if err != nil {
 		return err
 	}
-	if !a.printOnce(ans.print) {
+	if !a.printOnce(ans) {
 		select {} // lastWords printed its answer and ends the process
 	}
 	if ans.exit != 0 {
@@ -186,16 +185,16 @@ func (a *App) answerOnce(failsClosed bool, deny func(why string) answer, run fun
 	return nil
 }
 
-// printOnce prints the door's one answer unless it was printed already
-// (by lastWords); it reports whether it printed.
-func (a *App) printOnce(print func()) bool {
+// printOnce prints the door's one answer unless one was printed already
+// (a.answered); it reports whether it printed.
+func (a *App) printOnce(ans answer) bool {
 	a.result.Lock()
 	defer a.result.Unlock()
-	if a.printed {
+	if a.answered != nil {
 		return false
 	}
-	a.printed = true
-	print()
+	a.answered = &ans
+	ans.print()
 	return true
 }
 

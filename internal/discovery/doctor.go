@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
@@ -122,6 +123,9 @@ func DiagnoseEnv(getenv func(string) string) []format.Finding {
 // to install it. Without it nothing can be fetched: plugin add, update,
 // install and outdated fail.
 func DiagnoseGitHelper(ctx context.Context) []format.Finding {
+	// A helper that hangs is a finding too, not a hung doctor.
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	if err := plugins.CheckGitHelper(ctx); err != nil {
 		return []format.Finding{{Severity: "error", Reason: fmt.Sprintf("plugins cannot be fetched: %v", err),
 			Fix: "install quiver-git beside quiver: CGO_ENABLED=0 go install ./cmd/quiver ./cmd/quiver-git (README, Install)"}}
