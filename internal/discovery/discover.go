@@ -328,7 +328,13 @@ func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	hs := &HookSet{Trust: trust}
+	// Sized once for the native hooks (a Hook is some 300 bytes: growing
+	// the slice by doubling copied and discarded as much again).
+	n := 1
+	for _, s := range srcs {
+		n += len(s.contents.Hooks)
+	}
+	hs := &HookSet{Trust: trust, Hooks: make([]Hook, 0, n)}
 	if broken != nil {
 		hs.Hooks = append(hs.Hooks, *broken)
 	}
