@@ -144,13 +144,15 @@ func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds, keep bool)
 	if keep {
 		ix.save()
 	}
-	for _, p := range ps {
+	out = slices.Grow(out, len(ps))
+	for i := range ps {
+		p := &ps[i] // not a copy per plugin: installed points into ps
 		if p.Missing {
 			continue
 		}
 		out = append(out, source{
 			location: s.Location, plugin: p.Name, root: p.Dir, dataDir: s.DataDir(p.Name),
-			contents: p.Contents, disabled: !p.Enabled(), project: project, installed: &p,
+			contents: p.Contents, disabled: !p.Enabled(), project: project, installed: p,
 		})
 	}
 	return out, nil
