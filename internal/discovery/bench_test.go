@@ -74,6 +74,21 @@ func BenchmarkDiscoverHooks(b *testing.B) {
 	}
 }
 
+// BenchmarkForEvent picks the hooks of an event none of 5,000 has, what
+// every hook run does after discovery.
+func BenchmarkForEvent(b *testing.B) {
+	hs := &HookSet{}
+	for i := range 5000 {
+		hs.Hooks = append(hs.Hooks, Hook{Name: fmt.Sprintf("org%d/plugin%d/hook%d", i/5, i/5, i%5), Event: format.Events[1+i%5], Status: Active})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(hs.ForEvent(format.Events[0])) != 0 {
+			b.Fatal("matched")
+		}
+	}
+}
+
 func BenchmarkDiscoverSkills(b *testing.B) {
 	l := benchLayout(b, 1000)
 	o := Options{Layout: l}

@@ -248,22 +248,31 @@ func (hs *HookSet) Active(event string) []Hook {
 // guard for this event, so the trigger reports it, and blocks under
 // --fail-closed, rather than dropping it silently (SPEC §8).
 func (hs *HookSet) ForEvent(event string) []Hook {
-	held := map[string]bool{}
-	for _, h := range hs.Hooks {
-		if h.Status == Active {
-			held[h.Name] = true
-		}
-	}
+	// The names of the active hooks matter only to a hook whose event is
+	// unknown, which is rare: the set is built when one is met.
+	var held map[string]bool
 	var out []Hook
-	for _, h := range hs.Hooks {
+	for i := range hs.Hooks {
+		h := &hs.Hooks[i]
 		switch {
 		case h.Status == Active && h.Event == event,
 			// A Claude handler for this event that cannot run.
-			h.Status == Invalid && h.Handler != nil && h.Event == event,
+			h.Status == Invalid && h.Handler != nil && h.Event == event:
+			out = append(out, *h)
+		case h.Status == Invalid && h.Handler == nil && h.Event == "":
 			// A hook (or a whole hooks.json) whose event is unknown; a
 			// Claude handler of an event quiver does not have is not.
-			h.Status == Invalid && h.Handler == nil && h.Event == "" && !held[h.Name]:
-			out = append(out, h)
+			if held == nil {
+				held = map[string]bool{}
+				for _, a := range hs.Hooks {
+					if a.Status == Active {
+						held[a.Name] = true
+					}
+				}
+			}
+			if !held[h.Name] {
+				out = append(out, *h)
+			}
 		}
 	}
 	return out
