@@ -156,18 +156,22 @@ func headerName(s string) bool {
 // a handler it runs itself, with the JSON type each takes ("" for any
 // object). "once" is left out: Claude ignores it in a plugin's hooks, and
 // written into its settings it would start to count.
-var nativeKeys = map[string]map[string]string{
-	"prompt":   {"type": "string", "prompt": "string", "if": "string", "timeout": "number", "model": "string", "continueOnBlock": "bool", "statusMessage": "string"},
-	"agent":    {"type": "string", "prompt": "string", "if": "string", "timeout": "number", "model": "string", "statusMessage": "string"},
-	"mcp_tool": {"type": "string", "server": "string", "tool": "string", "input": "object", "if": "string", "timeout": "number", "onFailure": "string", "statusMessage": "string"},
-}
+var nativeKeys = sync.OnceValue(func() map[string]map[string]string {
+	return map[string]map[string]string{
+		"prompt":   {"type": "string", "prompt": "string", "if": "string", "timeout": "number", "model": "string", "continueOnBlock": "bool", "statusMessage": "string"},
+		"agent":    {"type": "string", "prompt": "string", "if": "string", "timeout": "number", "model": "string", "statusMessage": "string"},
+		"mcp_tool": {"type": "string", "server": "string", "tool": "string", "input": "object", "if": "string", "timeout": "number", "onFailure": "string", "statusMessage": "string"},
+	}
+})
 
 // nativeRequired are the keys a handler of each type cannot do without.
-var nativeRequired = map[string][]string{
-	"prompt":   {"prompt"},
-	"agent":    {"prompt"},
-	"mcp_tool": {"server", "tool"},
-}
+var nativeRequired = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"prompt":   {"prompt"},
+		"agent":    {"prompt"},
+		"mcp_tool": {"server", "tool"},
+	}
+})
 
 // nativeDefinition is the definition of a prompt, agent or mcp_tool
 // handler as Claude Code reads it: its known keys, each of the type
@@ -179,7 +183,7 @@ func nativeDefinition(handlerType string, raw json.RawMessage) (json.RawMessage,
 		return nil, "not an object"
 	}
 	keep := map[string]json.RawMessage{}
-	for key, want := range nativeKeys[handlerType] {
+	for key, want := range nativeKeys()[handlerType] {
 		v, ok := all[key]
 		if !ok || string(v) == "null" {
 			continue
@@ -204,7 +208,7 @@ func nativeDefinition(handlerType string, raw json.RawMessage) (json.RawMessage,
 		}
 		keep[key] = v
 	}
-	for _, key := range nativeRequired[handlerType] {
+	for _, key := range nativeRequired()[handlerType] {
 		var s string
 		if json.Unmarshal(keep[key], &s); strings.TrimSpace(s) == "" {
 			return nil, fmt.Sprintf("%s handler has no %q", handlerType, key)
@@ -231,23 +235,27 @@ func excerpt(v json.RawMessage) string {
 // credentialOwners are the first words of the variables that clouds,
 // forges, package registries and model providers read their credentials
 // from.
-var credentialOwners = map[string]bool{
-	"AWS": true, "AZURE": true, "ARM": true, "GOOGLE": true, "GCP": true, "GCLOUD": true, "CLOUDSDK": true,
-	"GITHUB": true, "GH": true, "GITLAB": true, "GL": true, "GITEA": true, "BITBUCKET": true,
-	"NPM": true, "NODE": true, "YARN": true, "PNPM": true, "PYPI": true, "TWINE": true, "POETRY": true, "UV": true, "PIP": true,
-	"CARGO": true, "GEM": true, "RUBYGEMS": true, "NUGET": true, "MAVEN": true, "GRADLE": true, "DOCKER": true,
-	"HF": true, "HUGGING": true, "OPENAI": true, "GEMINI": true, "MISTRAL": true, "GROQ": true,
-	"HEROKU": true, "VERCEL": true, "NETLIFY": true, "CLOUDFLARE": true, "CF": true, "DIGITALOCEAN": true, "FLY": true,
-	// CI runners and secret stores, where agents run unattended.
-	"ACTIONS": true, "CI": true, "CIRCLE": true, "BUILDKITE": true, "VAULT": true, "HOMEBREW": true,
-}
+var credentialOwners = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"AWS": true, "AZURE": true, "ARM": true, "GOOGLE": true, "GCP": true, "GCLOUD": true, "CLOUDSDK": true,
+		"GITHUB": true, "GH": true, "GITLAB": true, "GL": true, "GITEA": true, "BITBUCKET": true,
+		"NPM": true, "NODE": true, "YARN": true, "PNPM": true, "PYPI": true, "TWINE": true, "POETRY": true, "UV": true, "PIP": true,
+		"CARGO": true, "GEM": true, "RUBYGEMS": true, "NUGET": true, "MAVEN": true, "GRADLE": true, "DOCKER": true,
+		"HF": true, "HUGGING": true, "OPENAI": true, "GEMINI": true, "MISTRAL": true, "GROQ": true,
+		"HEROKU": true, "VERCEL": true, "NETLIFY": true, "CLOUDFLARE": true, "CF": true, "DIGITALOCEAN": true, "FLY": true,
+		// CI runners and secret stores, where agents run unattended.
+		"ACTIONS": true, "CI": true, "CIRCLE": true, "BUILDKITE": true, "VAULT": true, "HOMEBREW": true,
+	}
+})
 
 // credentialWords are the words that make a variable of such an owner a
 // credential.
-var credentialWords = map[string]bool{
-	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "KEY": true,
-	"CREDENTIALS": true, "CREDENTIAL": true, "AUTH": true, "PAT": true, "JWT": true,
-}
+var credentialWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "KEY": true,
+		"CREDENTIALS": true, "CREDENTIAL": true, "AUTH": true, "PAT": true, "JWT": true,
+	}
+})
 
 // CredentialVar reports a variable an http handler's headers never read,
 // even when its allowedEnvVars lists it (SPEC §15). Its name, upper-cased
@@ -273,11 +281,11 @@ func CredentialVar(name string) bool {
 		}
 	}
 	words := strings.Split(n, "_")
-	if !credentialOwners[words[0]] {
+	if !credentialOwners()[words[0]] {
 		return false
 	}
 	for _, w := range words[1:] {
-		if credentialWords[w] {
+		if credentialWords()[w] {
 			return true
 		}
 	}

@@ -96,20 +96,22 @@ func pathField(tool string) string {
 
 // toolAliases are the old names Claude Code still takes for its tools, in
 // rules and in tool calls (its table Wgo): "Task" and "Agent" are one tool.
-var toolAliases = map[string]string{
-	"Task":               "Agent",
-	"KillShell":          "TaskStop",
-	"KillBash":           "TaskStop",
-	"ListPeers":          "ListAgents",
-	"Brief":              "SendUserMessage",
-	"ListMcpResources":   "ListMcpResourcesTool",
-	"ReadMcpResource":    "ReadMcpResourceTool",
-	"ReadMcpResourceDir": "ReadMcpResourceDirTool",
-	"ProposeGoal":        "SetGoal",
-}
+var toolAliases = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"Task":               "Agent",
+		"KillShell":          "TaskStop",
+		"KillBash":           "TaskStop",
+		"ListPeers":          "ListAgents",
+		"Brief":              "SendUserMessage",
+		"ListMcpResources":   "ListMcpResourcesTool",
+		"ReadMcpResource":    "ReadMcpResourceTool",
+		"ReadMcpResourceDir": "ReadMcpResourceDirTool",
+		"ProposeGoal":        "SetGoal",
+	}
+})
 
 func canonicalTool(name string) string {
-	if c, ok := toolAliases[name]; ok {
+	if c, ok := toolAliases()[name]; ok {
 		return c
 	}
 	return name
