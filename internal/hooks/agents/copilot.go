@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
@@ -141,21 +140,19 @@ func copilotEncode(c Call, r *hooks.Result, o Options) Answer {
 
 // copilotTools maps Claude Code's tool names to the aliases Copilot's
 // custom agents take (GitHub's custom-agents-configuration reference).
-var copilotTools = sync.OnceValue(func() map[string]string {
-	return map[string]string{
-		"Bash": "execute", "Read": "read", "NotebookRead": "read",
-		"Edit": "edit", "MultiEdit": "edit", "Write": "edit", "NotebookEdit": "edit",
-		"Grep": "search", "Glob": "search", "Task": "agent",
-		"WebSearch": "web", "WebFetch": "web", "TodoWrite": "todo",
-	}
-})
+var copilotTools = map[string]string{
+	"Bash": "execute", "Read": "read", "NotebookRead": "read",
+	"Edit": "edit", "MultiEdit": "edit", "Write": "edit", "NotebookEdit": "edit",
+	"Grep": "search", "Glob": "search", "Task": "agent",
+	"WebSearch": "web", "WebFetch": "web", "TodoWrite": "todo",
+}
 
 // copilotSubagent writes a subagent as a Copilot custom agent: name,
 // description (required) and tools in Copilot's aliases; the rest of
 // Claude's frontmatter (model names Copilot does not know, color, ...) is
 // dropped, since Copilot only warns about keys it ignores.
 func copilotSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
-	return toolsSubagent("Copilot", name, copilotTools(), fm, body)
+	return toolsSubagent("Copilot", name, copilotTools, fm, body)
 }
 
 // copilotMCP: .github/mcp.json (Copilot's .mcp.json is Claude's too) and

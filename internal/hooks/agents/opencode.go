@@ -215,13 +215,11 @@ func opencodeCommand(fm map[string]any, body, name string) ([]byte, []string, er
 }
 
 // opencodeTools maps Claude Code's tools to OpenCode's permissions.
-var opencodeTools = sync.OnceValue(func() map[string]string {
-	return map[string]string{
-		"Read": "read", "Write": "edit", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
-		"Glob": "glob", "Grep": "grep", "LS": "list", "Bash": "bash", "Task": "task",
-		"WebFetch": "webfetch", "WebSearch": "websearch", "TodoWrite": "todowrite", "Skill": "skill",
-	}
-})
+var opencodeTools = map[string]string{
+	"Read": "read", "Write": "edit", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
+	"Glob": "glob", "Grep": "grep", "LS": "list", "Bash": "bash", "Task": "task",
+	"WebFetch": "webfetch", "WebSearch": "websearch", "TodoWrite": "todowrite", "Skill": "skill",
+}
 
 // opencodeColors are the theme colors OpenCode takes beside #RRGGBB.
 var (
@@ -262,20 +260,20 @@ func opencodeSubagent(fm map[string]any, body, name string) ([]byte, []string, e
 		case "tools":
 			allowed := map[string]bool{}
 			for _, t := range toolList(v) {
-				if o, ok := opencodeTools()[t]; ok {
+				if o, ok := opencodeTools[t]; ok {
 					allowed[o] = true
 				} else {
 					dropped = append(dropped, "tool "+t)
 				}
 			}
-			for _, o := range opencodeTools() {
+			for _, o := range opencodeTools {
 				if !allowed[o] {
 					deny[o] = true
 				}
 			}
 		case "disallowedTools":
 			for _, t := range toolList(v) {
-				if o, ok := opencodeTools()[t]; ok {
+				if o, ok := opencodeTools[t]; ok {
 					deny[o] = true
 				} else {
 					dropped = append(dropped, "disallowed tool "+t)

@@ -228,19 +228,17 @@ func tomlString(s string) string {
 }
 
 // readOnlyTools are Claude Code's tools that change nothing.
-var readOnlyTools = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"Read": true, "Grep": true, "Glob": true, "LS": true, "WebFetch": true, "WebSearch": true,
-		"NotebookRead": true, "TodoWrite": true, "Task": true, "BashOutput": true,
-	}
-})
+var readOnlyTools = map[string]bool{
+	"Read": true, "Grep": true, "Glob": true, "LS": true, "WebFetch": true, "WebSearch": true,
+	"NotebookRead": true, "TodoWrite": true, "Task": true, "BashOutput": true,
+}
 
 // readOnly reports a tools field that names tools and none that changes
 // anything.
 func readOnly(v any) bool {
 	tools := toolList(v)
 	for _, t := range tools {
-		if !readOnlyTools()[t] {
+		if !readOnlyTools[t] {
 			return false
 		}
 	}
@@ -249,19 +247,17 @@ func readOnly(v any) bool {
 
 // geminiTools maps Claude Code's tool names to Gemini CLI's (from its
 // bundle, 0.61).
-var geminiTools = sync.OnceValue(func() map[string]string {
-	return map[string]string{
-		"Read": "read_file", "Write": "write_file", "Edit": "replace", "MultiEdit": "replace",
-		"Grep": "grep_search", "Glob": "glob", "LS": "list_directory", "Bash": "run_shell_command",
-		"WebFetch": "web_fetch", "WebSearch": "google_web_search",
-	}
-})
+var geminiTools = map[string]string{
+	"Read": "read_file", "Write": "write_file", "Edit": "replace", "MultiEdit": "replace",
+	"Grep": "grep_search", "Glob": "glob", "LS": "list_directory", "Bash": "run_shell_command",
+	"WebFetch": "web_fetch", "WebSearch": "google_web_search",
+}
 
 // geminiSubagent writes a subagent in Gemini's strict schema (unknown
 // keys stop Gemini from loading it): name (lowercase, [a-z0-9-_]),
 // description, tools in Gemini's names; the rest is dropped.
 func geminiSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
-	return toolsSubagent("Gemini", geminiName(name), geminiTools(), fm, body)
+	return toolsSubagent("Gemini", geminiName(name), geminiTools, fm, body)
 }
 
 // toolsSubagent writes a subagent for an agent whose subagents take
