@@ -240,28 +240,33 @@ func Selects(claudeEvent, invokedBy string) bool {
 
 // matchFields is the payload field each Claude event's matcher is tested
 // against; events not listed ignore their matcher (every handler runs).
-var matchFields = sync.OnceValue(func() map[string]string {
-	return map[string]string{
-		"Notification":        "notification_type",
-		"UserPromptExpansion": "command_name",
-		"SessionStart":        "source",
-		"SessionEnd":          "reason",
-		"SubagentStop":        "agent_type",
-		"StopFailure":         "error",
-		"SubagentStart":       "agent_type",
-		"PreCompact":          "trigger",
-		"PostCompact":         "trigger",
-		"PreModelSwitch":      "to_model",
-		"PostModelSwitch":     "to_model",
-		"Setup":               "trigger",
-		"Elicitation":         "mcp_server_name",
-		"ElicitationResult":   "mcp_server_name",
-		"ConfigChange":        "source",
-		"InstructionsLoaded":  "load_reason",
-		"FileChanged":         "file_path",
-		"DirectoryAdded":      "source",
+func matchFields(claudeEvent string) string {
+	switch claudeEvent {
+	case "Notification":
+		return "notification_type"
+	case "UserPromptExpansion":
+		return "command_name"
+	case "SessionStart", "ConfigChange", "DirectoryAdded":
+		return "source"
+	case "SessionEnd":
+		return "reason"
+	case "SubagentStop", "SubagentStart":
+		return "agent_type"
+	case "StopFailure":
+		return "error"
+	case "PreCompact", "PostCompact", "Setup":
+		return "trigger"
+	case "PreModelSwitch", "PostModelSwitch":
+		return "to_model"
+	case "Elicitation", "ElicitationResult":
+		return "mcp_server_name"
+	case "InstructionsLoaded":
+		return "load_reason"
+	case "FileChanged":
+		return "file_path"
 	}
-})
+	return ""
+}
 
 // MatchField is the payload field a matcher of claudeEvent is tested
 // against ("" when the event has no matcher: every handler runs).
@@ -269,7 +274,7 @@ func MatchField(claudeEvent string) string {
 	if ToolEvent(claudeEvent) {
 		return "tool_name"
 	}
-	return matchFields()[claudeEvent]
+	return matchFields(claudeEvent)
 }
 
 // MatchValue is the value a matcher of claudeEvent is tested against,
