@@ -139,27 +139,10 @@ func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, 
 	if len(out) == 0 {
 		return nil, nil // as before it was sized: none is nil
 	}
-	// Sorted by "org/repo", each key spelled once rather than twice per
-	// comparison.
-	keys := make([]string, len(out))
-	for i := range out {
-		keys[i] = out[i].Name.String()
-	}
-	sort.Sort(pluginsByKey{keys, out})
+	sort.Slice(out, func(i, j int) bool { return out[i].Name.String() < out[j].Name.String() })
 	return out, nil
 }
 
-type pluginsByKey struct {
-	keys []string
-	ps   []Plugin
-}
-
-func (s pluginsByKey) Len() int           { return len(s.keys) }
-func (s pluginsByKey) Less(i, j int) bool { return s.keys[i] < s.keys[j] }
-func (s pluginsByKey) Swap(i, j int) {
-	s.keys[i], s.keys[j] = s.keys[j], s.keys[i]
-	s.ps[i], s.ps[j] = s.ps[j], s.ps[i]
-}
 
 // ResolveName decides the plugin name for a spec: --name when given; for a
 // local folder, a full org/repo in its plugin.yaml; else the last two path
