@@ -143,7 +143,6 @@ func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, 
 	return out, nil
 }
 
-
 // ResolveName decides the plugin name for a spec: --name when given; for a
 // local folder, a full org/repo in its plugin.yaml; else the last two path
 // segments (SPEC §5).
