@@ -46,14 +46,20 @@ var ErrTooLarge = errors.New("file too large")
 // so a swap in between is caught; O_NONBLOCK makes even that swap unable to
 // block the open of a FIFO.
 func Open(path string) (*os.File, error) {
+	f, _, err := openInfo(path)
+	return f, err
+}
+
+// openInfo is Open, also returning what the open file's Stat said.
+func openInfo(path string) (*os.File, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := regular(path, fi); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return openRegular(path, os.O_RDONLY, 0)
+	return openRegularInfo(path, os.O_RDONLY, 0)
 }
 
 // openRegular opens path with flag (and O_NONBLOCK, so that a FIFO swapped
@@ -111,7 +117,7 @@ func Kind(m fs.FileMode) string {
 
 // ReadFile reads a regular file of at most limit bytes.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, fi, err := openRegularInfo(path, os.O_RDONLY, 0)
+	f, fi, err := openInfo(path) // Open's checks, and the size
 	if err != nil {
 		return nil, err
 	}
