@@ -74,6 +74,40 @@ func BenchmarkDiscoverHooks(b *testing.B) {
 	}
 }
 
+// BenchmarkForEvent picks the hooks of an event none of 5,000 has, what
+// every hook run does after discovery.
+func BenchmarkForEvent(b *testing.B) {
+	hs := &HookSet{}
+	for i := range 5000 {
+		hs.Hooks = append(hs.Hooks, Hook{Name: fmt.Sprintf("org%d/plugin%d/hook%d", i/5, i/5, i%5), Event: format.Events[1+i%5], Status: Active})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(hs.ForEvent(format.Events[0])) != 0 {
+			b.Fatal("matched")
+		}
+	}
+}
+
+// BenchmarkHookEntries is hook list's conversion of 5,000 hooks to its
+// entries, before JSON.
+func BenchmarkHookEntries(b *testing.B) {
+	hs := &HookSet{}
+	for i := range 5000 {
+		n, err := plugins.ParseName(fmt.Sprintf("org%d/plugin%d", i/5, i/5))
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs.Hooks = append(hs.Hooks, Hook{Name: fmt.Sprintf("org%d/plugin%d/hook%d", i/5, i/5, i%5), Event: format.Events[i%5], Plugin: n, Status: Active})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(HookEntries(hs, false)) != 5000 {
+			b.Fatal("lost hooks")
+		}
+	}
+}
+
 func BenchmarkDiscoverSkills(b *testing.B) {
 	l := benchLayout(b, 1000)
 	o := Options{Layout: l}

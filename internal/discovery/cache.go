@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -61,7 +63,10 @@ func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V
 	if err != nil {
 		return fc
 	}
-	header, rest, _ := strings.Cut(string(data), "\n")
+	// The entries keep substrings of the file: viewing the buffer, which
+	// nothing else holds or ever writes, as a string spares copying the
+	// whole file (hundreds of KB at N = 1,000) at every discovery.
+	header, rest, _ := strings.Cut(unsafe.String(unsafe.SliceData(data), len(data)), "\n")
 	if header != cacheHeader {
 		fc.dirty = true
 		return fc
@@ -86,9 +91,15 @@ func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V
 
 func (fc *fileCache[V]) parse(line string) (cacheEntry[V], string, bool) {
 	var e cacheEntry[V]
-	f := strings.SplitN(line, " ", 5)
-	if len(f) != 5 {
-		return e, "", false
+	// Four fields cut off in place, then the quoted ones: no slice of
+	// fields per line (this runs for every hook of a warm discovery).
+	var f [4]string
+	rest := line
+	for i := range f {
+		var ok bool
+		if f[i], rest, ok = strings.Cut(rest, " "); !ok {
+			return e, "", false
+		}
 	}
 	var err1, err2, err3, err4 error
 	e.size, err1 = strconv.ParseInt(f[0], 10, 64)
@@ -99,7 +110,7 @@ func (fc *fileCache[V]) parse(line string) (cacheEntry[V], string, bool) {
 		return e, "", false
 	}
 	e.mode = uint32(mode)
-	p, rest, ok := cutQuoted(f[4])
+	p, rest, ok := cutQuoted(rest)
 	if !ok || len(rest) < 2 || rest[0] != ' ' {
 		return e, "", false
 	}
@@ -117,11 +128,8 @@ func (fc *fileCache[V]) parse(line string) (cacheEntry[V], string, bool) {
 // when it does not start with a quote, everything up to the next space.
 func cutQuoted(s string) (string, string, bool) {
 	if !strings.HasPrefix(s, `"`) {
-		v, rest, found := strings.Cut(s, " ")
-		if found {
-			rest = " " + rest
-		}
-		return v, rest, v != ""
+		v, _, _ := strings.Cut(s, " ")
+		return v, s[len(v):], v != "" // the rest keeps its space
 	}
 	q, err := strconv.QuotedPrefix(s)
 	if err != nil {
@@ -229,8 +237,14 @@ var hookTypeCodec = codec[hookType]{
 			t, err := strconv.ParseInt(asked, 10, 64)
 			return hookType{Error: reason, Asked: t}, err == nil && reason != ""
 		}
-		d, ok := parseDeclared(s)
-		return hookType{Declared: d}, ok && d.String() == s
+		// Only the form encode writes, "<event>" or "<event>
+		// persistent", is read back (what parseDeclared takes, written
+		// as Declared.String writes it), without splitting into words.
+		ev, word, spaced := strings.Cut(s, " ")
+		if spaced && word != wordPersistent {
+			return hookType{}, false
+		}
+		return hookType{Declared: Declared{Event: ev, Persistent: spaced}}, format.ValidEvent(ev)
 	},
 }
 

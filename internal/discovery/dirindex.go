@@ -105,9 +105,12 @@ func (ix *dirIndex) ReadDir(dir string) ([]fs.DirEntry, error) {
 	}
 	dev, ino := fileID(fi)
 	if l, ok := ix.fc.lookup(dir, fi); ok && l.dev == dev && l.ino == ino {
+		// Pointers into the listing, which is never changed once
+		// stored: a dirEntry value in an interface is one allocation
+		// per entry and per read.
 		out := make([]fs.DirEntry, len(l.entries))
-		for i, e := range l.entries {
-			out[i] = e
+		for i := range l.entries {
+			out[i] = &l.entries[i]
 		}
 		return out, nil
 	}
@@ -168,6 +171,9 @@ var dirListingCodec = codec[dirListing]{
 		l.ino, err2 = strconv.ParseUint(f[1], 10, 64)
 		if err1 != nil || err2 != nil {
 			return l, false
+		}
+		if len(f) > 3 {
+			l.entries = make([]dirEntry, 0, len(f)-3)
 		}
 		for _, e := range f[2 : len(f)-1] {
 			if len(e) < 2 || e[1:] == "." || e[1:] == ".." {

@@ -144,13 +144,15 @@ func scopeSources(s plugins.Scope, project bool, kinds plugins.Kinds, keep bool)
 	if keep {
 		ix.save()
 	}
-	for _, p := range ps {
+	out = slices.Grow(out, len(ps))
+	for i := range ps {
+		p := &ps[i] // not a copy per plugin: installed points into ps
 		if p.Missing {
 			continue
 		}
 		out = append(out, source{
 			location: s.Location, plugin: p.Name, root: p.Dir, dataDir: s.DataDir(p.Name),
-			contents: p.Contents, disabled: !p.Enabled(), project: project, installed: &p,
+			contents: p.Contents, disabled: !p.Enabled(), project: project, installed: p,
 		})
 	}
 	return out, nil
@@ -246,22 +248,31 @@ func (hs *HookSet) Active(event string) []Hook {
 // guard for this event, so the trigger reports it, and blocks under
 // --fail-closed, rather than dropping it silently (SPEC §8).
 func (hs *HookSet) ForEvent(event string) []Hook {
-	held := map[string]bool{}
-	for _, h := range hs.Hooks {
-		if h.Status == Active {
-			held[h.Name] = true
-		}
-	}
+	// The names of the active hooks matter only to a hook whose event is
+	// unknown, which is rare: the set is built when one is met.
+	var held map[string]bool
 	var out []Hook
-	for _, h := range hs.Hooks {
+	for i := range hs.Hooks {
+		h := &hs.Hooks[i]
 		switch {
 		case h.Status == Active && h.Event == event,
 			// A Claude handler for this event that cannot run.
-			h.Status == Invalid && h.Handler != nil && h.Event == event,
+			h.Status == Invalid && h.Handler != nil && h.Event == event:
+			out = append(out, *h)
+		case h.Status == Invalid && h.Handler == nil && h.Event == "":
 			// A hook (or a whole hooks.json) whose event is unknown; a
 			// Claude handler of an event quiver does not have is not.
-			h.Status == Invalid && h.Handler == nil && h.Event == "" && !held[h.Name]:
-			out = append(out, h)
+			if held == nil {
+				held = map[string]bool{}
+				for _, a := range hs.Hooks {
+					if a.Status == Active {
+						held[a.Name] = true
+					}
+				}
+			}
+			if !held[h.Name] {
+				out = append(out, *h)
+			}
 		}
 	}
 	return out
@@ -328,7 +339,13 @@ func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	hs := &HookSet{Trust: trust}
+	// Sized once for the native hooks (a Hook is some 300 bytes: growing
+	// the slice by doubling copied and discarded as much again).
+	n := 1
+	for _, s := range srcs {
+		n += len(s.contents.Hooks)
+	}
+	hs := &HookSet{Trust: trust, Hooks: make([]Hook, 0, n)}
 	if broken != nil {
 		hs.Hooks = append(hs.Hooks, *broken)
 	}

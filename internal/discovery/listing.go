@@ -32,14 +32,23 @@ type HookEntry struct {
 // HookEntries lists the active hooks of hs in the order they run, or,
 // with all, every hook in any status. It is never nil, so JSON says [].
 func HookEntries(hs *HookSet, all bool) []HookEntry {
-	out := []HookEntry{}
-	for _, h := range hs.Hooks {
+	// Sized once, each Hook read in place, and a plugin's name spelled
+	// once for its run of hooks: at 5,000 hooks these were megabytes of
+	// copies and garbage.
+	out := make([]HookEntry, 0, len(hs.Hooks))
+	var lastPlugin plugins.Name
+	lastName := pluginOrEmpty(lastPlugin)
+	for i := range hs.Hooks {
+		h := &hs.Hooks[i]
 		if !all && h.Status != Active {
 			continue
 		}
+		if h.Plugin != lastPlugin {
+			lastPlugin, lastName = h.Plugin, pluginOrEmpty(h.Plugin)
+		}
 		hj := HookEntry{
 			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
-			Plugin: pluginOrEmpty(h.Plugin), Status: string(h.Status), Reason: h.Reason, Format: FormatNative,
+			Plugin: lastName, Status: string(h.Status), Reason: h.Reason, Format: FormatNative,
 			Persistent: h.Persistent,
 		}
 		if h.Format == FormatClaude {

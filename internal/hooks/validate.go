@@ -13,14 +13,23 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
-// samplePayloads are the minimal payloads validate runs each hook with.
-var samplePayloads = map[string]string{
-	format.BeforeToolCall:  `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_user_id":"validate"}`,
-	format.AfterToolCall:   `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_output":"hello\n","tool_user_id":"validate"}`,
-	format.UserMessageSend: `{"conv_id":"quiver-validate","message":"hello"}`,
-	format.AgentStop:       `{"conv_id":"quiver-validate","messages":[]}`,
-	format.TurnEnd:         `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`,
-	format.SessionStart:    `{"conv_id":"quiver-validate","source":"startup"}`,
+// samplePayload is the minimal payload validate runs a hook of event with.
+func samplePayload(event string) string {
+	switch event {
+	case format.BeforeToolCall:
+		return `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_user_id":"validate"}`
+	case format.AfterToolCall:
+		return `{"conv_id":"quiver-validate","tool_name":"bash","tool_input":{"command":"echo hello"},"tool_output":"hello\n","tool_user_id":"validate"}`
+	case format.UserMessageSend:
+		return `{"conv_id":"quiver-validate","message":"hello"}`
+	case format.AgentStop:
+		return `{"conv_id":"quiver-validate","messages":[]}`
+	case format.TurnEnd:
+		return `{"conv_id":"quiver-validate","response":"hello","turn_number":1}`
+	case format.SessionStart:
+		return `{"conv_id":"quiver-validate","source":"startup"}`
+	}
+	return ""
 }
 
 // Validate is plugin validate of the folder dir, relative to the working
@@ -77,7 +86,7 @@ func runHookCheck(ctx context.Context, dir, relPath, path, dataDir string, ex *E
 	if err != nil {
 		return errf(err.Error(), "make `"+relPath+" hook` print the event it handles (docs/hooks.md lists them)")
 	}
-	p, _ := ParsePayload(event, []byte(samplePayloads[event]), dir)
+	p, _ := ParsePayload(event, []byte(samplePayload(event)), dir)
 	data, _ := json.Marshal(p)
 	h := discovery.Hook{Name: relPath, Path: path, Location: plugins.Local, Status: discovery.Active}
 	if dataDir != "" {

@@ -334,6 +334,7 @@ func (sc scanner) lstat(p string) (exists, known bool) {
 }
 
 func scanHooks(dir string, entries []os.DirEntry, info map[string]fs.FileInfo) (hooks []Item, skipped []Skipped) {
+	hooks = make([]Item, 0, len(entries))
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -365,6 +366,9 @@ func scanHooks(dir string, entries []os.DirEntry, info map[string]fs.FileInfo) (
 			hooks = append(hooks, it)
 			info[p] = fi
 		}
+	}
+	if len(hooks) == 0 {
+		hooks = nil // as before it was sized: none is nil
 	}
 	sortItems(hooks)
 	return hooks, skipped

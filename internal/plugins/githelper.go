@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 )
 
 // GitHelper is the name of the program that does quiver's git work
@@ -87,39 +86,56 @@ func (e *GitError) err() error {
 	}
 	he := &helperError{msg: e.Message}
 	for _, name := range e.Is {
-		if known, ok := gitErrors[name]; ok {
+		if known, ok := gitError(name); ok {
 			he.is = append(he.is, known)
 		}
 	}
 	return he
 }
 
-// gitErrors are the errors a caller may tell apart after git work, by the
-// names they travel under.
-var gitErrors = map[string]error{
-	"repo-not-found":  ErrRepoNotFound,
-	"auth-required":   ErrAuthRequired,
-	"auth-failed":     ErrAuthFailed,
-	"ref-not-found":   ErrRefNotFound,
-	"empty-repo":      ErrEmptyRepo,
-	"no-such-folder":  ErrNoSuchFolder,
-	"unsafe-tree":     ErrUnsafeTree,
-	"not-a-commit":    ErrNotACommit,
-	"invalid-spec":    ErrInvalidSpec,
-	"unsafe-symlink":  ErrUnsafeSymlink,
-	"context-cancel":  context.Canceled,
-	"context-timeout": context.DeadlineExceeded,
+// gitError is the error a caller may tell apart after git work, by the
+// name it travels under (a switch: no table is built at start-up).
+func gitError(name string) (error, bool) {
+	switch name {
+	case "repo-not-found":
+		return ErrRepoNotFound, true
+	case "auth-required":
+		return ErrAuthRequired, true
+	case "auth-failed":
+		return ErrAuthFailed, true
+	case "ref-not-found":
+		return ErrRefNotFound, true
+	case "empty-repo":
+		return ErrEmptyRepo, true
+	case "no-such-folder":
+		return ErrNoSuchFolder, true
+	case "unsafe-tree":
+		return ErrUnsafeTree, true
+	case "not-a-commit":
+		return ErrNotACommit, true
+	case "invalid-spec":
+		return ErrInvalidSpec, true
+	case "unsafe-symlink":
+		return ErrUnsafeSymlink, true
+	case "context-cancel":
+		return context.Canceled, true
+	case "context-timeout":
+		return context.DeadlineExceeded, true
+	}
+	return nil, false
 }
 
-// GitErrorNames names the errors of gitErrors that err wraps, sorted.
+// gitErrorNames are the names gitError knows, sorted.
+var gitErrorNames = [...]string{"auth-failed", "auth-required", "context-cancel", "context-timeout", "empty-repo", "invalid-spec", "no-such-folder", "not-a-commit", "ref-not-found", "repo-not-found", "unsafe-symlink", "unsafe-tree"}
+
+// GitErrorNames names the errors of gitError that err wraps, sorted.
 func GitErrorNames(err error) []string {
 	var out []string
-	for name, e := range gitErrors {
-		if errors.Is(err, e) {
+	for _, name := range gitErrorNames {
+		if e, _ := gitError(name); errors.Is(err, e) {
 			out = append(out, name)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 

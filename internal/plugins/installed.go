@@ -103,7 +103,7 @@ func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, 
 		return nil, err
 	}
 	seen := map[string]bool{}
-	var out []Plugin
+	out := make([]Plugin, 0, len(entries)) // a Plugin is large: grown by doubling, as much again was copied
 	add := func(n Name) error {
 		if seen[n.String()] {
 			return nil
@@ -135,6 +135,9 @@ func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, 
 		if err := add(n); err != nil {
 			return nil, err
 		}
+	}
+	if len(out) == 0 {
+		return nil, nil // as before it was sized: none is nil
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name.String() < out[j].Name.String() })
 	return out, nil

@@ -38,7 +38,17 @@ func NormalSource(src string) string {
 }
 
 // defaultPorts are the ports a scheme's URL means when it names none.
-var defaultPorts = map[string]string{"https": "443", "http": "80", "ssh": "22"}
+func defaultPorts(scheme string) string {
+	switch scheme {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	case "ssh":
+		return "22"
+	}
+	return ""
+}
 
 // normalHostPath is host and path of a URL of scheme as one source: one
 // spelling for what reaches one repository, or a deny list is passed by
@@ -52,7 +62,7 @@ func normalHostPath(scheme, host, p string) string {
 		name, port = host[:i], host[i+1:]
 	}
 	name = strings.TrimSuffix(name, ".")
-	if port != "" && port != defaultPorts[scheme] {
+	if port != "" && port != defaultPorts(scheme) {
 		name += ":" + port
 	}
 	var segs []string

@@ -46,23 +46,36 @@ var ErrTooLarge = errors.New("file too large")
 // so a swap in between is caught; O_NONBLOCK makes even that swap unable to
 // block the open of a FIFO.
 func Open(path string) (*os.File, error) {
+	f, _, err := openInfo(path)
+	return f, err
+}
+
+// openInfo is Open, also returning what the open file's Stat said.
+func openInfo(path string) (*os.File, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := regular(path, fi); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return openRegular(path, os.O_RDONLY, 0)
+	return openRegularInfo(path, os.O_RDONLY, 0)
 }
 
 // openRegular opens path with flag (and O_NONBLOCK, so that a FIFO swapped
 // in after the caller's check cannot block the open) and keeps the file
 // only if what was opened is a regular file.
 func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, _, err := openRegularInfo(path, flag, perm)
+	return f, err
+}
+
+// openRegularInfo is openRegular, also returning what the open file's
+// Stat said (its size sizes a read).
+func openRegularInfo(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil {
@@ -70,9 +83,9 @@ func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // regular returns the error for a file that is not a regular file.
@@ -104,12 +117,12 @@ func Kind(m fs.FileMode) string {
 
 // ReadFile reads a regular file of at most limit bytes.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := Open(path)
+	f, fi, err := openInfo(path) // Open's checks, and the size
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadAll(f, path, limit)
+	return readSized(f, path, limit, fi.Size())
 }
 
 // ReadFileNoFollow is ReadFile for a file that must not be a link, even
@@ -117,7 +130,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 // with O_NOFOLLOW (another program's configuration, which a repository
 // could race to point at a credentials file).
 func ReadFileNoFollow(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, fi, err := openRegularInfo(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("%s is a symbolic link; quiver does not read or write through links", path)
@@ -125,13 +138,44 @@ func ReadFileNoFollow(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadAll(f, path, limit)
+	return readSized(f, path, limit, fi.Size())
 }
 
 // ReadAll reads r to the end, failing (not truncating) when it holds more
 // than limit bytes; name is only used in the error.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	return readSized(r, name, limit, -1)
+}
+
+// readSized is ReadAll of a file whose size a Stat gave: the buffer is
+// allocated once at that size (plus one byte, to see the end or a file
+// that grew) instead of grown by doubling from 512 bytes, which for the
+// caches a warm discovery reads was two to three times their size in
+// garbage, each new page a fault. The size is only a hint: a file that
+// grew is still read to the end, and the limit still holds.
+func readSized(r io.Reader, name string, limit, size int64) ([]byte, error) {
+	var data []byte
+	var err error
+	if size >= 0 && size < limit {
+		data = make([]byte, 0, size+1)
+		lr := io.LimitReader(r, limit+1)
+		for {
+			if len(data) == cap(data) {
+				data = append(data, 0)[:len(data)]
+			}
+			var n int
+			n, err = lr.Read(data[len(data):cap(data)])
+			data = data[:len(data)+n]
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				break
+			}
+		}
+	} else {
+		data, err = io.ReadAll(io.LimitReader(r, limit+1))
+	}
 	if err != nil {
 		return nil, err
 	}

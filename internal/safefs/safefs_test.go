@@ -162,3 +162,43 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+// readSized takes a Stat's size as a hint only: a file that grew or shrank
+// since is read whole, and the limit holds whatever the hint said.
+func TestReadSizedHintIsOnlyAHint(t *testing.T) {
+	for _, c := range []struct {
+		data        string
+		limit, size int64
+		want        string
+		tooLarge    bool
+	}{
+		{"12345", 10, 5, "12345", false},
+		{"12345", 10, 2, "12345", false}, // grew after the Stat
+		{"12345", 10, 9, "12345", false}, // shrank
+		{"12345", 10, 0, "12345", false},
+		{"", 10, 0, "", false},
+		{"12345", 5, 5, "12345", false},
+		{"12345", 4, 3, "", true}, // grew past the limit
+		{"12345", 4, 5, "", true},
+		{"12345", 4, -1, "", true},
+		{"12345", 6, -1, "12345", false},
+	} {
+		got, err := readSized(strings.NewReader(c.data), "f", c.limit, c.size)
+		if c.tooLarge != errors.Is(err, ErrTooLarge) || (!c.tooLarge && (err != nil || string(got) != c.want)) {
+			t.Errorf("readSized(%q, limit %d, size %d) = %q, %v", c.data, c.limit, c.size, got, err)
+		}
+	}
+}
+
+func BenchmarkReadFile(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "cache")
+	if err := os.WriteFile(p, []byte(strings.Repeat("1 2 3 4 /some/path/to/a/hook before_tool_call\n", 2000)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadFile(p, 1<<26); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

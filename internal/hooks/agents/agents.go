@@ -428,15 +428,6 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// events is shorthand for a table of events.
-func events(pairs ...string) []Event {
-	var evs []Event
-	for i := 0; i+1 < len(pairs); i += 2 {
-		evs = append(evs, Event{Native: pairs[i], Quiver: pairs[i+1]})
-	}
-	return evs
-}
-
 // The quiver events, by their discovery names.
 const (
 	sessionStart    = format.SessionStart

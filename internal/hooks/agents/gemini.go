@@ -25,18 +25,18 @@ var Gemini = &Agent{
 	ConfigLocal:  ".gemini/settings.json",
 	ConfigGlobal: ".gemini/settings.json",
 	Comments:     true,
-	Events: events(
-		"SessionStart", sessionStart,
-		"BeforeTool", beforeToolCall,
-		"AfterTool", afterToolCall,
-		"BeforeAgent", userMessageSend,
-		"AfterAgent", agentStop,
+	Events: []Event{
+		{"SessionStart", sessionStart},
+		{"BeforeTool", beforeToolCall},
+		{"AfterTool", afterToolCall},
+		{"BeforeAgent", userMessageSend},
+		{"AfterAgent", agentStop},
 		// Wired only while a hook handles them (0.61 has these too;
 		// PreCompress is advisory: Gemini cannot be stopped compressing).
-		"SessionEnd", format.SessionEnd,
-		"PreCompress", format.PreCompact,
-		"Notification", format.Notification,
-	),
+		{"SessionEnd", format.SessionEnd},
+		{"PreCompress", format.PreCompact},
+		{"Notification", format.Notification},
+	},
 	RootEnv:       []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
 	TimeoutUnit:   time.Millisecond,
 	SkillsDir:     ".gemini/skills",

@@ -28,13 +28,13 @@ var OpenCode = &Agent{
 	Title:        "OpenCode",
 	ConfigLocal:  ".opencode/plugins/quiver.js",
 	ConfigGlobal: ".config/opencode/plugins/quiver.js",
-	Events: events(
-		"session.created", sessionStart,
-		"tool.execute.before", beforeToolCall,
-		"tool.execute.after", afterToolCall,
-		"chat.message", userMessageSend,
-		"session.idle", agentStop,
-	),
+	Events: []Event{
+		{"session.created", sessionStart},
+		{"tool.execute.before", beforeToolCall},
+		{"tool.execute.after", afterToolCall},
+		{"chat.message", userMessageSend},
+		{"session.idle", agentStop},
+	},
 	RootInput: []string{"directory", "cwd"},
 	// The plugin's own limit per call, in its unit (opencodePlugin).
 	TimeoutUnit: time.Millisecond,

@@ -240,25 +240,11 @@ var (
 )
 
 // passThrough are the keys of hookSpecificOutput quiver passes to the
-// agent as they are (Result.AgentOutput), and eventOutputs the events on
+// agent as they are (Result.AgentOutput), and outputOn the events on
 // which Claude honours each (../shared/notes/claude-hooks.md §A): set on
 // another event, a key has no effect, and the hook's report says so.
 var (
-	passThrough  = []string{"decision", "updatedToolOutput", "retry", "sessionTitle", "suppressOriginalPrompt", "initialUserMessage", "watchPaths", "reloadSkills", "action", "content", "worktreePath", "displayContent"}
-	eventOutputs = map[string][]string{
-		format.PermissionRequest:   {"decision"},
-		format.AfterToolCall:       {"updatedToolOutput"},
-		format.PermissionDenied:    {"retry"},
-		format.UserMessageSend:     {"sessionTitle", "suppressOriginalPrompt"},
-		format.UserPromptExpansion: {"suppressOriginalPrompt"},
-		format.SessionStart:        {"initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills"},
-		format.CwdChanged:          {"watchPaths"},
-		format.FileChanged:         {"watchPaths"},
-		format.Elicitation:         {"action", "content"},
-		format.ElicitationResult:   {"action", "content"},
-		format.WorktreeCreate:      {"worktreePath"},
-		format.MessageDisplay:      {"displayContent"},
-	}
+	passThrough = []string{"decision", "updatedToolOutput", "retry", "sessionTitle", "suppressOriginalPrompt", "initialUserMessage", "watchPaths", "reloadSkills", "action", "content", "worktreePath", "displayContent"}
 )
 
 // contextEvents are the events whose hookSpecificOutput.additionalContext
@@ -267,13 +253,41 @@ var contextEvents = []string{format.BeforeToolCall, format.AfterToolCall, format
 	format.Notification, format.UserMessageSend, format.UserPromptExpansion, format.SessionStart, format.SubagentStart,
 	format.Setup, format.PostModelSwitch}
 
+// outputOn reports whether Claude honours the passed-through key on
+// quiver's event (a switch: no table is built at start-up).
+func outputOn(event, key string) bool {
+	switch event {
+	case format.PermissionRequest:
+		return key == "decision"
+	case format.AfterToolCall:
+		return key == "updatedToolOutput"
+	case format.PermissionDenied:
+		return key == "retry"
+	case format.UserMessageSend:
+		return key == "sessionTitle" || key == "suppressOriginalPrompt"
+	case format.UserPromptExpansion:
+		return key == "suppressOriginalPrompt"
+	case format.SessionStart:
+		return key == "initialUserMessage" || key == "sessionTitle" || key == "watchPaths" || key == "reloadSkills"
+	case format.CwdChanged, format.FileChanged:
+		return key == "watchPaths"
+	case format.Elicitation, format.ElicitationResult:
+		return key == "action" || key == "content"
+	case format.WorktreeCreate:
+		return key == "worktreePath"
+	case format.MessageDisplay:
+		return key == "displayContent"
+	}
+	return false
+}
+
 // Honoured reports whether Claude reads hookSpecificOutput's key on
 // quiver's event: additionalContext, or one of the keys passed through.
 func Honoured(event, key string) bool {
 	if key == "additionalContext" {
 		return slices.Contains(contextEvents, event)
 	}
-	return slices.Contains(eventOutputs[event], key)
+	return outputOn(event, key)
 }
 
 // CheckAgentOutput keeps of a native hook's agent_output what Claude
@@ -462,7 +476,7 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 				continue
 			}
 			switch {
-			case !slices.Contains(eventOutputs[event], k):
+			case !outputOn(event, k):
 				r.Ignored = append(r.Ignored, "hookSpecificOutput."+k+" on "+claudeEvent)
 			case k == "decision":
 				if err := permissionRequest(v); err != nil {

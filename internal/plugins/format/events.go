@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 )
 
 // quiver's lifecycle events a hook can handle: the six of SPEC §8, which
@@ -118,8 +119,10 @@ var Events = func() []string {
 	return out
 }()
 
-// byName and byClaude index the table.
-var byName, byClaude = func() (map[string]Event, map[string]Event) {
+// eventIndex indexes the table by quiver's and by Claude's names, built
+// at first use: nothing runs at start-up for the commands that never look
+// an event up (version, the listings of skills).
+var eventIndex = sync.OnceValues(func() (map[string]Event, map[string]Event) {
 	n, c := map[string]Event{}, map[string]Event{}
 	for _, e := range events {
 		n[e.Name] = e
@@ -128,11 +131,21 @@ var byName, byClaude = func() (map[string]Event, map[string]Event) {
 		}
 	}
 	return n, c
-}()
+})
+
+func byName() map[string]Event {
+	n, _ := eventIndex()
+	return n
+}
+
+func byClaude() map[string]Event {
+	_, c := eventIndex()
+	return c
+}
 
 // Lookup returns quiver's event named name.
 func Lookup(name string) (Event, bool) {
-	e, ok := byName[name]
+	e, ok := byName()[name]
 	return e, ok
 }
 
@@ -168,21 +181,21 @@ func UnknownEvent(name string) string {
 
 // ValidEvent reports whether s is one of quiver's events.
 func ValidEvent(s string) bool {
-	_, ok := byName[s]
+	_, ok := byName()[s]
 	return ok
 }
 
 // QuiverEvent maps a Claude event to quiver's (SPEC §11, §15); ok is
 // false for a name Claude Code does not have.
 func QuiverEvent(claudeEvent string) (string, bool) {
-	e, ok := byClaude[claudeEvent]
+	e, ok := byClaude()[claudeEvent]
 	return e.Name, ok
 }
 
 // KnownEvent reports the event names Claude Code's hooks reference has;
 // anything else in a hooks.json is probably a typo.
 func KnownEvent(name string) bool {
-	_, ok := byClaude[name]
+	_, ok := byClaude()[name]
 	return ok
 }
 
@@ -206,10 +219,10 @@ func ToolEvent(event string) bool { return find(event).Tool }
 func PlainContextEvent(event string) bool { return find(event).PlainContext }
 
 func find(event string) Event {
-	if e, ok := byName[event]; ok {
+	if e, ok := byName()[event]; ok {
 		return e
 	}
-	return byClaude[event]
+	return byClaude()[event]
 }
 
 // Selects reports whether a handler for claudeEvent takes part in a quiver
@@ -227,25 +240,32 @@ func Selects(claudeEvent, invokedBy string) bool {
 
 // matchFields is the payload field each Claude event's matcher is tested
 // against; events not listed ignore their matcher (every handler runs).
-var matchFields = map[string]string{
-	"Notification":        "notification_type",
-	"UserPromptExpansion": "command_name",
-	"SessionStart":        "source",
-	"SessionEnd":          "reason",
-	"SubagentStop":        "agent_type",
-	"StopFailure":         "error",
-	"SubagentStart":       "agent_type",
-	"PreCompact":          "trigger",
-	"PostCompact":         "trigger",
-	"PreModelSwitch":      "to_model",
-	"PostModelSwitch":     "to_model",
-	"Setup":               "trigger",
-	"Elicitation":         "mcp_server_name",
-	"ElicitationResult":   "mcp_server_name",
-	"ConfigChange":        "source",
-	"InstructionsLoaded":  "load_reason",
-	"FileChanged":         "file_path",
-	"DirectoryAdded":      "source",
+func matchFields(claudeEvent string) string {
+	switch claudeEvent {
+	case "Notification":
+		return "notification_type"
+	case "UserPromptExpansion":
+		return "command_name"
+	case "SessionStart", "ConfigChange", "DirectoryAdded":
+		return "source"
+	case "SessionEnd":
+		return "reason"
+	case "SubagentStop", "SubagentStart":
+		return "agent_type"
+	case "StopFailure":
+		return "error"
+	case "PreCompact", "PostCompact", "Setup":
+		return "trigger"
+	case "PreModelSwitch", "PostModelSwitch":
+		return "to_model"
+	case "Elicitation", "ElicitationResult":
+		return "mcp_server_name"
+	case "InstructionsLoaded":
+		return "load_reason"
+	case "FileChanged":
+		return "file_path"
+	}
+	return ""
 }
 
 // MatchField is the payload field a matcher of claudeEvent is tested
@@ -254,7 +274,7 @@ func MatchField(claudeEvent string) string {
 	if ToolEvent(claudeEvent) {
 		return "tool_name"
 	}
-	return matchFields[claudeEvent]
+	return matchFields(claudeEvent)
 }
 
 // MatchValue is the value a matcher of claudeEvent is tested against,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -156,17 +157,18 @@ func headerName(s string) bool {
 // a handler it runs itself, with the JSON type each takes ("" for any
 // object). "once" is left out: Claude ignores it in a plugin's hooks, and
 // written into its settings it would start to count.
-var nativeKeys = map[string]map[string]string{
-	"prompt":   {"type": "string", "prompt": "string", "if": "string", "timeout": "number", "model": "string", "continueOnBlock": "bool", "statusMessage": "string"},
-	"agent":    {"type": "string", "prompt": "string", "if": "string", "timeout": "number", "model": "string", "statusMessage": "string"},
-	"mcp_tool": {"type": "string", "server": "string", "tool": "string", "input": "object", "if": "string", "timeout": "number", "onFailure": "string", "statusMessage": "string"},
+var nativeKeys = []struct{ handler, key, want string }{
+	{"prompt", "type", "string"}, {"prompt", "prompt", "string"}, {"prompt", "if", "string"}, {"prompt", "timeout", "number"},
+	{"prompt", "model", "string"}, {"prompt", "continueOnBlock", "bool"}, {"prompt", "statusMessage", "string"},
+	{"agent", "type", "string"}, {"agent", "prompt", "string"}, {"agent", "if", "string"}, {"agent", "timeout", "number"},
+	{"agent", "model", "string"}, {"agent", "statusMessage", "string"},
+	{"mcp_tool", "type", "string"}, {"mcp_tool", "server", "string"}, {"mcp_tool", "tool", "string"}, {"mcp_tool", "input", "object"},
+	{"mcp_tool", "if", "string"}, {"mcp_tool", "timeout", "number"}, {"mcp_tool", "onFailure", "string"}, {"mcp_tool", "statusMessage", "string"},
 }
 
 // nativeRequired are the keys a handler of each type cannot do without.
-var nativeRequired = map[string][]string{
-	"prompt":   {"prompt"},
-	"agent":    {"prompt"},
-	"mcp_tool": {"server", "tool"},
+var nativeRequired = []struct{ handler, key string }{
+	{"prompt", "prompt"}, {"agent", "prompt"}, {"mcp_tool", "server"}, {"mcp_tool", "tool"},
 }
 
 // nativeDefinition is the definition of a prompt, agent or mcp_tool
@@ -179,7 +181,11 @@ func nativeDefinition(handlerType string, raw json.RawMessage) (json.RawMessage,
 		return nil, "not an object"
 	}
 	keep := map[string]json.RawMessage{}
-	for key, want := range nativeKeys[handlerType] {
+	for _, nk := range nativeKeys {
+		if nk.handler != handlerType {
+			continue
+		}
+		key, want := nk.key, nk.want
 		v, ok := all[key]
 		if !ok || string(v) == "null" {
 			continue
@@ -204,7 +210,11 @@ func nativeDefinition(handlerType string, raw json.RawMessage) (json.RawMessage,
 		}
 		keep[key] = v
 	}
-	for _, key := range nativeRequired[handlerType] {
+	for _, nr := range nativeRequired {
+		if nr.handler != handlerType {
+			continue
+		}
+		key := nr.key
 		var s string
 		if json.Unmarshal(keep[key], &s); strings.TrimSpace(s) == "" {
 			return nil, fmt.Sprintf("%s handler has no %q", handlerType, key)
@@ -231,22 +241,22 @@ func excerpt(v json.RawMessage) string {
 // credentialOwners are the first words of the variables that clouds,
 // forges, package registries and model providers read their credentials
 // from.
-var credentialOwners = map[string]bool{
-	"AWS": true, "AZURE": true, "ARM": true, "GOOGLE": true, "GCP": true, "GCLOUD": true, "CLOUDSDK": true,
-	"GITHUB": true, "GH": true, "GITLAB": true, "GL": true, "GITEA": true, "BITBUCKET": true,
-	"NPM": true, "NODE": true, "YARN": true, "PNPM": true, "PYPI": true, "TWINE": true, "POETRY": true, "UV": true, "PIP": true,
-	"CARGO": true, "GEM": true, "RUBYGEMS": true, "NUGET": true, "MAVEN": true, "GRADLE": true, "DOCKER": true,
-	"HF": true, "HUGGING": true, "OPENAI": true, "GEMINI": true, "MISTRAL": true, "GROQ": true,
-	"HEROKU": true, "VERCEL": true, "NETLIFY": true, "CLOUDFLARE": true, "CF": true, "DIGITALOCEAN": true, "FLY": true,
+var credentialOwners = []string{
+	"AWS", "AZURE", "ARM", "GOOGLE", "GCP", "GCLOUD", "CLOUDSDK",
+	"GITHUB", "GH", "GITLAB", "GL", "GITEA", "BITBUCKET",
+	"NPM", "NODE", "YARN", "PNPM", "PYPI", "TWINE", "POETRY", "UV", "PIP",
+	"CARGO", "GEM", "RUBYGEMS", "NUGET", "MAVEN", "GRADLE", "DOCKER",
+	"HF", "HUGGING", "OPENAI", "GEMINI", "MISTRAL", "GROQ",
+	"HEROKU", "VERCEL", "NETLIFY", "CLOUDFLARE", "CF", "DIGITALOCEAN", "FLY",
 	// CI runners and secret stores, where agents run unattended.
-	"ACTIONS": true, "CI": true, "CIRCLE": true, "BUILDKITE": true, "VAULT": true, "HOMEBREW": true,
+	"ACTIONS", "CI", "CIRCLE", "BUILDKITE", "VAULT", "HOMEBREW",
 }
 
 // credentialWords are the words that make a variable of such an owner a
 // credential.
-var credentialWords = map[string]bool{
-	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "KEY": true,
-	"CREDENTIALS": true, "CREDENTIAL": true, "AUTH": true, "PAT": true, "JWT": true,
+var credentialWords = []string{
+	"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY",
+	"CREDENTIALS", "CREDENTIAL", "AUTH", "PAT", "JWT",
 }
 
 // CredentialVar reports a variable an http handler's headers never read,
@@ -273,11 +283,11 @@ func CredentialVar(name string) bool {
 		}
 	}
 	words := strings.Split(n, "_")
-	if !credentialOwners[words[0]] {
+	if !slices.Contains(credentialOwners, words[0]) {
 		return false
 	}
 	for _, w := range words[1:] {
-		if credentialWords[w] {
+		if slices.Contains(credentialWords, w) {
 			return true
 		}
 	}

@@ -94,23 +94,27 @@ func pathField(tool string) string {
 	return ""
 }
 
-// toolAliases are the old names Claude Code still takes for its tools, in
-// rules and in tool calls (its table Wgo): "Task" and "Agent" are one tool.
-var toolAliases = map[string]string{
-	"Task":               "Agent",
-	"KillShell":          "TaskStop",
-	"KillBash":           "TaskStop",
-	"ListPeers":          "ListAgents",
-	"Brief":              "SendUserMessage",
-	"ListMcpResources":   "ListMcpResourcesTool",
-	"ReadMcpResource":    "ReadMcpResourceTool",
-	"ReadMcpResourceDir": "ReadMcpResourceDirTool",
-	"ProposeGoal":        "SetGoal",
-}
-
+// canonicalTool maps the old names Claude Code still takes for its tools,
+// in rules and in tool calls (its table Wgo), to the current ones: "Task"
+// and "Agent" are one tool.
 func canonicalTool(name string) string {
-	if c, ok := toolAliases[name]; ok {
-		return c
+	switch name {
+	case "Task":
+		return "Agent"
+	case "KillShell", "KillBash":
+		return "TaskStop"
+	case "ListPeers":
+		return "ListAgents"
+	case "Brief":
+		return "SendUserMessage"
+	case "ListMcpResources":
+		return "ListMcpResourcesTool"
+	case "ReadMcpResource":
+		return "ReadMcpResourceTool"
+	case "ReadMcpResourceDir":
+		return "ReadMcpResourceDirTool"
+	case "ProposeGoal":
+		return "SetGoal"
 	}
 	return name
 }

@@ -197,11 +197,19 @@ func (p *Policy) Frozen() error {
 }
 
 // levels orders the scan levels, the strictest first.
-var levels = map[string]int{Block: 0, Warn: 1, Off: 2}
+func levels(level string) int {
+	switch level {
+	case Warn:
+		return 1
+	case Off:
+		return 2
+	}
+	return 0 // Block, and what is none of the three
+}
 
 // stricter is the stricter of two levels.
 func stricter(a, b string) string {
-	if levels[a] <= levels[b] {
+	if levels(a) <= levels(b) {
 		return a
 	}
 	return b
@@ -254,7 +262,7 @@ func (p *Policy) ScanMode(requested scan.Mode) scan.Mode {
 		if requested == scan.Off {
 			flag = Off
 		}
-		if levels[flag] > levels[level] {
+		if levels(flag) > levels(level) {
 			level = flag
 		}
 		if m := p.machineHiddenUnicode(); m != "" {

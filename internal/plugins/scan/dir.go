@@ -86,14 +86,14 @@ func Dir(dir string, limit int64) (Report, error) {
 	return rep, nil
 }
 
-// textNames are the extensions of the files an agent reads as text
+// textName reports the extensions of the files an agent reads as text
 // (instructions, manifests, scripts): such a file is scanned whatever
 // its bytes, so that a NUL byte at its start does not pass it off as
 // binary and hide it from the scan.
-var textNames = map[string]bool{
-	".md": true, ".mdx": true, ".markdown": true, ".txt": true, ".rst": true,
-	".json": true, ".jsonc": true, ".yaml": true, ".yml": true, ".toml": true,
-	".sh": true, ".bash": true, ".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true,
+func textName(rel string) bool {
+	switch strings.ToLower(path.Ext(rel)) {
+	case ".md", ".mdx", ".markdown", ".txt", ".rst", ".json", ".jsonc", ".yaml", ".yml", ".toml", ".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts":
+		return true
+	}
+	return false
 }
-
-func textName(rel string) bool { return textNames[strings.ToLower(path.Ext(rel))] }
