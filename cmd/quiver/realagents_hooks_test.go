@@ -126,7 +126,8 @@ type agentRun struct {
 
 func startAgent(t *testing.T, h *harness, env []string, name string, args ...string) *agentRun {
 	t.Helper()
-	r := &agentRun{cmd: exec.Command(name, args...), done: make(chan struct{}), seen: make(chan string, 1024)}
+	// A context, so that ownGroup's Cancel (the whole group) is allowed.
+	r := &agentRun{cmd: exec.CommandContext(t.Context(), name, args...), done: make(chan struct{}), seen: make(chan string, 1024)}
 	r.cmd.Dir, r.cmd.Env = h.project, env
 	ownGroup(r.cmd)
 	stdout, err := r.cmd.StdoutPipe()
