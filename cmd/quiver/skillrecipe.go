@@ -97,7 +97,7 @@ func (a *App) runDocShow(k docKind, name string, asJSON bool) error {
 	}
 	data, err := safefs.ReadFile(d.Path, safefs.MaxMeta)
 	if err == nil {
-		_, err = a.Stdout.Write(data)
+		err = a.Text(data)
 	}
 	return cmp.Or(err, invalid)
 }

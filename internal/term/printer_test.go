@@ -105,3 +105,24 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("failed: %v, said %q", err, errs)
 	}
 }
+
+// TestTextOnlyEscapesOnATerminal: a skill shown on a terminal cannot
+// drive it (escapes, bidi overrides, invalid bytes become Go escapes;
+// newlines, tabs and other text stay), and a pipe gets its bytes as they
+// are.
+func TestTextOnlyEscapesOnATerminal(t *testing.T) {
+	doc := "# Review\n\tlook é\x1b]0;pwned\x07 \u202eevil\xff\n"
+	p, out, _ := newPrinter(nil)
+	if err := p.Text([]byte(doc)); err != nil || out.String() != doc {
+		t.Errorf("pipe: %q, %v", out, err)
+	}
+	out.Reset()
+	p.StdoutIsTTY = true
+	want := "# Review\n\tlook é\\x1b]0;pwned\\a \\u202eevil\\xff\n"
+	if err := p.Text([]byte(doc)); err != nil || out.String() != want {
+		t.Errorf("terminal: %q, want %q (%v)", out, want, err)
+	}
+	if got := VisibleText("plain\ttext\n"); got != "plain\ttext\n" {
+		t.Errorf("plain text changed: %q", got)
+	}
+}
