@@ -1,8 +1,10 @@
 package safefs
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Visible makes control characters (terminal escapes, newlines, NUL) and
@@ -15,6 +17,31 @@ func Visible(s string) string {
 	}
 	q := strconv.QuoteToGraphic(s)
 	return q[1 : len(q)-1]
+}
+
+// VisibleText is Visible for a text of many lines: newlines and tabs
+// stay, every other deceptive character (an escape, a bidi override, an
+// invalid byte) becomes its Go escape, and the rest is left as it is.
+func VisibleText(s string) string {
+	shown := func(r rune) bool { return r == '\n' || r == '\t' || !Deceptive(r) }
+	if strings.IndexFunc(s, func(r rune) bool { return !shown(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case shown(r):
+			b.WriteString(s[i : i+size])
+		default:
+			q := strconv.QuoteRuneToGraphic(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // Excerpt is at most n bytes of b, with "..." when it was cut: a piece of

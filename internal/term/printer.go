@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -120,41 +118,16 @@ func (p *Printer) Verdict(passed string, err error) error {
 
 // Text prints a document (a skill's or a recipe's file) as it is, except
 // on a terminal: there each control or invisible formatting character
-// but newline and tab is shown as its Go escape (VisibleText), since the
-// file is other people's and its bytes must not drive the terminal. A
-// pipe gets the bytes unchanged.
+// but newline and tab is shown as its Go escape (safefs.VisibleText),
+// since the file is other people's and its bytes must not drive the
+// terminal. A pipe gets the bytes unchanged.
 func (p *Printer) Text(data []byte) error {
 	if !p.StdoutIsTTY {
 		_, err := p.Stdout.Write(data)
 		return err
 	}
-	_, err := io.WriteString(p.Stdout, VisibleText(string(data)))
+	_, err := io.WriteString(p.Stdout, safefs.VisibleText(string(data)))
 	return err
-}
-
-// VisibleText is Visible for a text of many lines: newlines and tabs
-// stay, every other deceptive character (an escape, a bidi override, an
-// invalid byte) becomes its Go escape, and the rest is left as it is.
-func VisibleText(s string) string {
-	shown := func(r rune) bool { return r == '\n' || r == '\t' || !safefs.Deceptive(r) }
-	if strings.IndexFunc(s, func(r rune) bool { return !shown(r) }) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case shown(r):
-			b.WriteString(s[i : i+size])
-		default:
-			q := strconv.QuoteRuneToGraphic(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
 }
 
 // JSON prints v as indented JSON with a final newline.

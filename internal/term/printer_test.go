@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 func newPrinter(env map[string]string) (*Printer, *bytes.Buffer, *bytes.Buffer) {
@@ -122,7 +124,7 @@ func TestTextOnlyEscapesOnATerminal(t *testing.T) {
 	if err := p.Text([]byte(doc)); err != nil || out.String() != want {
 		t.Errorf("terminal: %q, want %q (%v)", out, want, err)
 	}
-	if got := VisibleText("plain\ttext\n"); got != "plain\ttext\n" {
+	if got := safefs.VisibleText("plain\ttext\n"); got != "plain\ttext\n" {
 		t.Errorf("plain text changed: %q", got)
 	}
 }
