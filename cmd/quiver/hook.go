@@ -104,12 +104,13 @@ func (a *App) runHookTest(cmd *cobra.Command, o hookTestOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := hooks.FindHook(cmd.Context(), a.envAt(in.Layout).Options(), o.Target)
+	e := a.envAt(in.Layout)
+	h, err := hooks.FindHook(cmd.Context(), e.Options(), o.Target)
 	if err != nil {
 		return err
 	}
 	ex := &hooks.Executor{ProjectDir: in.Layout.ProjectDir, Timeout: in.Timeout}
-	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, a.envAt(in.Layout).QueryTimeout())
+	rep := hooks.TestHook(cmd.Context(), ex, h, o.Event, in.Payload, e.QueryTimeout())
 	if err := a.Report(o.JSON, rep); err != nil {
 		return err
 	}
