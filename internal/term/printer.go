@@ -58,8 +58,8 @@ func (p *Printer) Colors(tty bool) bool {
 	return tty && !p.NoColor && p.getenv("NO_COLOR") == "" && p.getenv("TERM") != "dumb"
 }
 
-// Paint colors s when output to tty may be colored.
-func (p *Printer) Paint(tty bool, color, s string) string {
+// paint colors s when output to tty may be colored.
+func (p *Printer) paint(tty bool, color, s string) string {
 	if !p.Colors(tty) {
 		return s
 	}
@@ -84,7 +84,7 @@ func (p *Printer) redact(s string) string {
 // newlines, and never a credential.
 func (p *Printer) Error(err error) {
 	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	fmt.Fprintf(p.Stderr, "%s %s\n", p.Paint(p.StderrIsTTY, Red, "quiver:"), Visible(p.redact(msg)))
+	fmt.Fprintf(p.Stderr, "%s %s\n", p.paint(p.StderrIsTTY, Red, "quiver:"), Visible(p.redact(msg)))
 }
 
 // Warnf prints a warning or notice on stderr, unless Quiet; like Error,
