@@ -3,7 +3,6 @@ package proc
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -45,7 +44,7 @@ func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
 		to   *capped
 	}{{h.Stdout, stdout}, {h.Stderr, stderr}} {
 		go func() {
-			io.Copy(p.to, p.from)
+			copyOut(p.to, p.from)
 			drained <- struct{}{}
 		}()
 	}

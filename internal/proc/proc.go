@@ -250,11 +250,11 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 			}
 			p.stdout.Write(read)
 		}
-		io.Copy(p.stdout, outR)
+		copyOut(p.stdout, outR)
 		p.drained <- struct{}{}
 	}()
 	go func() {
-		io.Copy(p.stderr, errR)
+		copyOut(p.stderr, errR)
 		p.drained <- struct{}{}
 	}()
 	return p, Result{}
@@ -379,6 +379,21 @@ func (p *Running) Detach() (Handover, error) {
 	go func() { <-p.exited; p.cancel() }()
 	return Handover{Pid: p.cmd.Process.Pid, Pidfd: p.pidfd, Stdout: p.outR, Stderr: p.errR,
 		ReadStdout: read, ReadStderr: bytes.Clone(stderr), Started: p.start}, nil
+}
+
+// copyBufs lends the output readers their buffers. io.Copy from a file
+// takes a fresh 32 KiB each time, two per hook run, and in a one-shot
+// quiver, where the collector has not run yet, fresh memory is a page
+// fault at first touch.
+var copyBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+// copyOut copies a process's output pipe to dst with a lent buffer.
+func copyOut(dst io.Writer, src io.Reader) {
+	buf := copyBufs.Get().(*[32 << 10]byte)
+	defer copyBufs.Put(buf)
+	// Hidden behind a plain Reader, the file cannot take over with its
+	// own WriteTo, which would allocate again.
+	io.CopyBuffer(dst, struct{ io.Reader }{src}, buf[:])
 }
 
 // capped keeps up to max bytes (0 means unbounded) and reports overflow
