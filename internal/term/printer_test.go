@@ -2,7 +2,10 @@ package term
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -127,4 +130,88 @@ func TestTextOnlyEscapesOnATerminal(t *testing.T) {
 	if got := safefs.VisibleText("plain\ttext\n"); got != "plain\ttext\n" {
 		t.Errorf("plain text changed: %q", got)
 	}
+}
+
+type entry struct {
+	Name  string            `json:"name"`
+	Tags  []string          `json:"tags,omitempty"`
+	Extra map[string]any    `json:"extra"`
+	Next  *entry            `json:"next,omitempty"`
+	Note  ptrMarshaler      `json:"note"`
+	Plain valueMarshaler    `json:"plain"`
+	Empty struct{}          `json:"empty"`
+	Sub   map[string]string `json:"sub,omitempty"`
+}
+
+// ptrMarshaler marshals only by address, as a slice's elements are.
+type ptrMarshaler struct{ s string }
+
+func (p *ptrMarshaler) MarshalJSON() ([]byte, error) {
+	return []byte(`{"by":"pointer","s":` + strconvQuote(p.s) + `}`), nil
+}
+
+type valueMarshaler string
+
+func (v valueMarshaler) MarshalJSON() ([]byte, error) {
+	return []byte(`["by value",` + strconvQuote(string(v)) + `]`), nil
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestJSONListIsTheWholeDocument: printed an element at a time, a list is
+// byte for byte what encoding the whole slice at once prints, for random
+// lists of nested values with HTML, control and non-ASCII text.
+func TestJSONListIsTheWholeDocument(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 4))
+	words := []string{"", "a", "<b>&amp;", "é\u2028", "line\nbreak", "\x01tab\t", `quo"te\`, "org/plugin/hook"}
+	word := func() string { return words[rng.IntN(len(words))] }
+	var make func(depth int) entry
+	make = func(depth int) entry {
+		e := entry{Name: word(), Note: ptrMarshaler{word()}, Plain: valueMarshaler(word()), Extra: map[string]any{}}
+		for range rng.IntN(3) {
+			e.Tags = append(e.Tags, word())
+		}
+		for range rng.IntN(3) {
+			e.Extra[word()] = []any{word(), rng.IntN(100), rng.Float64() < 0.5, nil, map[string]any{word(): word()}}
+		}
+		if rng.IntN(2) == 0 {
+			e.Sub = map[string]string{word(): word()}
+		}
+		if depth < 2 && rng.IntN(3) == 0 {
+			n := make(depth + 1)
+			e.Next = &n
+		}
+		return e
+	}
+	whole := func(v any) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	check := func(name string, got error, out *bytes.Buffer, want string) {
+		t.Helper()
+		if got != nil || out.String() != want {
+			t.Fatalf("%s: error %v\ngot  %q\nwant %q", name, got, out, want)
+		}
+	}
+	for i := range 200 {
+		items := []entry{}
+		for range rng.IntN(6) {
+			items = append(items, make(0))
+		}
+		var out bytes.Buffer
+		check(fmt.Sprint("entries ", i), jsonList(&out, items), &out, whole(items))
+	}
+	for name, items := range map[string][]any{"nil": nil, "empty": {}, "mixed": {nil, 1, "x<y", []int{}, map[string]int{}, []string{"a"}, 2.5}} {
+		var out bytes.Buffer
+		check(name, jsonList(&out, items), &out, whole(items))
+	}
+	var out bytes.Buffer
+	ptrs := []*entry{nil, {Name: "p"}}
+	check("pointers", jsonList(&out, ptrs), &out, whole(ptrs))
 }
