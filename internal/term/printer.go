@@ -170,7 +170,10 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 // nothing).
 func List[T any](p *Printer, asJSON bool, items []T, none string, header []string, row func(T) []string) error {
 	if asJSON {
-		return jsonList(p.Stdout, items)
+		if len(items) == 0 {
+			return p.JSON(items) // null or []
+		}
+		return jsonList(p.Stdout, len(items), func(i int) any { return &items[i] })
 	}
 	if len(items) == 0 {
 		if none != "" {
@@ -185,30 +188,26 @@ func List[T any](p *Printer, asJSON bool, items []T, none string, header []strin
 	return p.Table(header, rows)
 }
 
-// jsonList prints items as JSON does, an element at a time: the same
-// bytes without the whole document and its indented copy in memory (3.4
-// MB for 5,000 hooks), whose fresh pages a one-shot process pays for at
-// first touch. An element that cannot be encoded ends the output where
-// it is, with the error.
-func jsonList[T any](w io.Writer, items []T) error {
-	if len(items) == 0 {
-		enc := json.NewEncoder(w)
-		return enc.Encode(items) // null or []
-	}
+// jsonList prints n elements as encoding a slice of them prints it, an
+// element at a time: the same bytes without the whole document and its
+// indented copy in memory (3.4 MB for 5,000 hooks), whose fresh pages a
+// one-shot process pays for at first touch. elem(i) is the i-th element's
+// address, as a slice's elements are encoded (a MarshalJSON on the
+// pointer counts). An element that cannot be encoded ends the output
+// where it is, with the error.
+func jsonList(w io.Writer, n int, elem func(i int) any) error {
 	out := bufio.NewWriterSize(w, 32<<10)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("  ", "  ")
 	enc.SetEscapeHTML(false)
 	out.WriteString("[\n  ")
-	for i := range items {
+	for i := range n {
 		if i > 0 {
 			out.WriteString(",\n  ")
 		}
 		buf.Reset()
-		// By address, as elements of a slice are encoded: a MarshalJSON
-		// on the pointer counts.
-		if err := enc.Encode(&items[i]); err != nil {
+		if err := enc.Encode(elem(i)); err != nil {
 			out.Flush()
 			return err
 		}

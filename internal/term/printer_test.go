@@ -195,6 +195,9 @@ func TestJSONListIsTheWholeDocument(t *testing.T) {
 	}
 	check := func(name string, got error, out *bytes.Buffer, want string) {
 		t.Helper()
+		if err := json.Unmarshal([]byte(want), new(any)); err != nil {
+			t.Fatalf("%s: not JSON: %v", name, err)
+		}
 		if got != nil || out.String() != want {
 			t.Fatalf("%s: error %v\ngot  %q\nwant %q", name, got, out, want)
 		}
@@ -204,14 +207,20 @@ func TestJSONListIsTheWholeDocument(t *testing.T) {
 		for range rng.IntN(6) {
 			items = append(items, make(0))
 		}
-		var out bytes.Buffer
-		check(fmt.Sprint("entries ", i), jsonList(&out, items), &out, whole(items))
+		out, err := listJSON(items)
+		check(fmt.Sprint("entries ", i), err, out, whole(items))
 	}
 	for name, items := range map[string][]any{"nil": nil, "empty": {}, "mixed": {nil, 1, "x<y", []int{}, map[string]int{}, []string{"a"}, 2.5}} {
-		var out bytes.Buffer
-		check(name, jsonList(&out, items), &out, whole(items))
+		out, err := listJSON(items)
+		check(name, err, out, whole(items))
 	}
-	var out bytes.Buffer
 	ptrs := []*entry{nil, {Name: "p"}}
-	check("pointers", jsonList(&out, ptrs), &out, whole(ptrs))
+	out, err := listJSON(ptrs)
+	check("pointers", err, out, whole(ptrs))
+}
+
+// listJSON is what List prints of items with --json.
+func listJSON[T any](items []T) (*bytes.Buffer, error) {
+	p, out, _ := newPrinter(nil)
+	return out, List(p, true, items, "", nil, nil)
 }
