@@ -261,3 +261,16 @@ func jsonCodec[V any]() codec[V] {
 		},
 	}
 }
+
+// changeTime is the inode change time in nanoseconds, which no program
+// can set: a cache file shipped with a repository (or a tarball whose
+// files carry chosen mtimes) cannot predict it. Zero where the system
+// does not say (caches then key on size, mtime and mode only).
+func changeTime(fi os.FileInfo) int64 { return safefs.IdentOf(fi).Ctime }
+
+// fileID is the file's device and inode number (zero where unknown: the
+// directory index then keeps nothing).
+func fileID(fi os.FileInfo) (dev, ino uint64) {
+	id := safefs.IdentOf(fi)
+	return id.Dev, id.Ino
+}

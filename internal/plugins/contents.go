@@ -335,13 +335,17 @@ func (sc scanner) lstat(p string) (exists, known bool) {
 
 func scanHooks(dir string, entries []os.DirEntry, info map[string]fs.FileInfo) (hooks []Item, skipped []Skipped) {
 	hooks = make([]Item, 0, len(entries))
-	for _, e := range entries {
+	// One slice of stats for the folder, not a record per file (the
+	// hooks of every plugin are stat'ed at every event).
+	stats := make([]safefs.Info, len(entries))
+	for i, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p) // follows links; they were checked to stay inside
+		fi := &stats[i]
+		err := safefs.Stat(p, fi) // follows links; they were checked to stay inside
 		if err != nil || fi.IsDir() {
 			continue // subfolders and dangling links are not hooks
 		}

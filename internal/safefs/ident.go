@@ -19,6 +19,9 @@ type Ident struct {
 
 // IdentOf is fi's Ident.
 func IdentOf(fi fs.FileInfo) Ident {
+	if info, ok := fi.(*Info); ok {
+		return info.id
+	}
 	id := Ident{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: fi.Mode()}
 	id.Dev, id.Ino, id.Ctime = inode(fi)
 	return id

@@ -1,0 +1,53 @@
+package safefs
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+)
+
+// Stat stats path, following links, into info: os.Stat without the
+// record it allocates. The error is os.Stat's.
+func Stat(path string, info *Info) error {
+	var st syscall.Stat_t
+	err := syscall.Stat(path, &st)
+	for errors.Is(err, syscall.EINTR) {
+		err = syscall.Stat(path, &st)
+	}
+	if err != nil {
+		return &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	info.name = filepath.Base(path)
+	info.id = Ident{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Mode: fileMode(st.Mode)}
+	return nil
+}
+
+// fileMode is os.Stat's FileMode of a stat's mode bits.
+func fileMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		mode |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		mode |= fs.ModeDir
+	case syscall.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if m&syscall.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&syscall.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&syscall.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}

@@ -1,0 +1,109 @@
+package safefs
+
+import (
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStatIsOsStat: what Stat keeps of a file is what os.Stat says of it,
+// for every kind of file a scan can meet, so caches keyed on either agree.
+func TestStatIsOsStat(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, mode fs.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	paths := []string{
+		write("hook", 0o755),
+		write("plain", 0o644),
+		write("setuid", 0o755|fs.ModeSetuid),
+		write("setgid", 0o755|fs.ModeSetgid),
+		dir,
+		"/dev/null",
+	}
+	sticky := filepath.Join(dir, "sticky")
+	if err := os.Mkdir(sticky, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sticky, 0o777|fs.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("hook", link); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, sticky, link)
+	if fifo := filepath.Join(dir, "fifo"); syscall.Mkfifo(fifo, 0o640) == nil {
+		paths = append(paths, fifo)
+	}
+	if l, err := net.Listen("unix", filepath.Join(dir, "sock")); err == nil {
+		defer l.Close()
+		paths = append(paths, filepath.Join(dir, "sock"))
+	}
+	// A modification time with nanoseconds, and one before 1970.
+	old := write("old", 0o700)
+	if err := os.Chtimes(old, time.Unix(-86400, 123), time.Unix(-86400, 123)); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, old)
+	for _, p := range paths {
+		want, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Info
+		if err := Stat(p, &got); err != nil {
+			t.Fatalf("Stat(%s): %v", p, err)
+		}
+		if got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() || !got.ModTime().Equal(want.ModTime()) || got.IsDir() != want.IsDir() {
+			t.Errorf("%s: Stat = %s %d %v %v %v, os.Stat = %s %d %v %v %v", p, got.Name(), got.Size(), got.Mode(), got.ModTime(), got.IsDir(),
+				want.Name(), want.Size(), want.Mode(), want.ModTime(), want.IsDir())
+		}
+		if IdentOf(&got) != IdentOf(want) {
+			t.Errorf("%s: Ident %+v, os.Stat's %+v", p, IdentOf(&got), IdentOf(want))
+		}
+	}
+	var info Info
+	err := Stat(filepath.Join(dir, "missing"), &info)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "stat" || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %#v", err)
+	}
+}
+
+// BenchmarkStat: a scan's stat of each hook, without os.Stat's record.
+func BenchmarkStat(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "hook")
+	if err := os.WriteFile(p, nil, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("os.Stat", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := os.Stat(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("safefs.Stat", func(b *testing.B) {
+		b.ReportAllocs()
+		var info Info
+		for b.Loop() {
+			if err := Stat(p, &info); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
