@@ -58,12 +58,24 @@ func docs(o Options, kind Kind) ([]Doc, error) {
 	}
 	cache := newCaches(string(kind)+"-"+docCacheFile, jsonCodec[docSummary]())
 	defer cache.save()
-	var out []Doc
-	for _, s := range srcs {
-		items := s.contents.Recipes
+	itemsOf := func(s source) []plugins.Item {
 		if kind == Skill {
-			items = s.contents.Skills
+			return s.contents.Skills
 		}
+		return s.contents.Recipes
+	}
+	// Sized once: a Doc is some 200 bytes, and growing the slice by
+	// doubling copies and discards as much again. None stays nil.
+	n := 0
+	for _, s := range srcs {
+		n += len(itemsOf(s))
+	}
+	var out []Doc
+	if n > 0 {
+		out = make([]Doc, 0, n)
+	}
+	for _, s := range srcs {
+		items := itemsOf(s)
 		rootEscape := linkedPluginEscape(s, o.Layout.ProjectDir)
 		for _, it := range items {
 			if rootEscape != "" {

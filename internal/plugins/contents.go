@@ -277,6 +277,12 @@ func mergeItems(items, more []Item, clashes *[]string) []Item {
 	if len(more) == 0 {
 		return items
 	}
+	if len(items) == 0 {
+		// The first folder (the usual case): one folder's names are
+		// unique already.
+		sortItems(more)
+		return more
+	}
 	have := make(map[string]bool, len(items))
 	for _, it := range items {
 		have[it.Name] = true
@@ -422,7 +428,8 @@ func (sc scanner) skills(dir string) ([]Item, error) {
 		return nil, err
 	}
 	var skills []Item
-	for _, e := range entries {
+	stats := make([]safefs.Info, len(entries)) // as scanHooks
+	for i, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") || !safeItemName(name) {
 			continue
@@ -430,11 +437,12 @@ func (sc scanner) skills(dir string) ([]Item, error) {
 		p := filepath.Join(dir, name, "SKILL.md")
 		// Lstat is all a plain file needs; a link is followed, and
 		// checked when the folder is confined.
-		fi, err := os.Lstat(p)
+		fi := &stats[i]
+		err := safefs.Lstat(p, fi)
 		link := dirLink || e.Type()&fs.ModeSymlink != 0
 		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			link = true
-			fi, err = os.Stat(p)
+			err = safefs.Stat(p, fi)
 		}
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
@@ -483,8 +491,8 @@ func (sc scanner) recipes(dir string) ([]Item, error) {
 		if !strings.HasSuffix(name, ".md") || strings.EqualFold(name, "README.md") {
 			return
 		}
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
+		fi := new(safefs.Info)
+		if err := safefs.Stat(p, fi); err != nil || !fi.Mode().IsRegular() {
 			return
 		}
 		rel, _ := filepath.Rel(walkRoot, p)

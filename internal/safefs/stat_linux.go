@@ -9,14 +9,26 @@ import (
 
 // Stat stats path, following links, into info: os.Stat without the
 // record it allocates. The error is os.Stat's.
-func Stat(path string, info *Info) error {
+func Stat(path string, info *Info) error { return statInto(true, path, info) }
+
+// Lstat is Stat of a link itself, as os.Lstat.
+func Lstat(path string, info *Info) error { return statInto(false, path, info) }
+
+func statInto(follow bool, path string, info *Info) error {
 	var st syscall.Stat_t
-	err := syscall.Stat(path, &st)
-	for errors.Is(err, syscall.EINTR) {
-		err = syscall.Stat(path, &st)
+	op, err := "stat", error(nil)
+	for {
+		if follow {
+			err = syscall.Stat(path, &st)
+		} else {
+			op, err = "lstat", syscall.Lstat(path, &st)
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
 	}
 	if err != nil {
-		return &fs.PathError{Op: "stat", Path: path, Err: err}
+		return &fs.PathError{Op: op, Path: path, Err: err}
 	}
 	info.name = filepath.Base(path)
 	info.id = Ident{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Mode: fileMode(st.Mode)}

@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// TestStatIsOsStat: what Stat keeps of a file is what os.Stat says of it,
-// for every kind of file a scan can meet, so caches keyed on either agree.
+// TestStatIsOsStat: what Stat and Lstat keep of a file is what os.Stat
+// and os.Lstat say of it, for every kind of file a scan can meet, so
+// caches keyed on either agree.
 func TestStatIsOsStat(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, mode fs.FileMode) string {
@@ -58,28 +59,34 @@ func TestStatIsOsStat(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths = append(paths, old)
-	for _, p := range paths {
-		want, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
+	for _, f := range []struct {
+		name string
+		ours func(string, *Info) error
+		os   func(string) (fs.FileInfo, error)
+	}{{"stat", Stat, os.Stat}, {"lstat", Lstat, os.Lstat}} {
+		for _, p := range paths {
+			want, err := f.os(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got Info
+			if err := f.ours(p, &got); err != nil {
+				t.Fatalf("%s(%s): %v", f.name, p, err)
+			}
+			if got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() || !got.ModTime().Equal(want.ModTime()) || got.IsDir() != want.IsDir() {
+				t.Errorf("%s %s: ours = %s %d %v %v %v, os's = %s %d %v %v %v", f.name, p, got.Name(), got.Size(), got.Mode(), got.ModTime(), got.IsDir(),
+					want.Name(), want.Size(), want.Mode(), want.ModTime(), want.IsDir())
+			}
+			if IdentOf(&got) != IdentOf(want) {
+				t.Errorf("%s %s: Ident %+v, os's %+v", f.name, p, IdentOf(&got), IdentOf(want))
+			}
 		}
-		var got Info
-		if err := Stat(p, &got); err != nil {
-			t.Fatalf("Stat(%s): %v", p, err)
+		var info Info
+		err := f.ours(filepath.Join(dir, "missing"), &info)
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Op != f.name || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s of a missing file: %#v", f.name, err)
 		}
-		if got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() || !got.ModTime().Equal(want.ModTime()) || got.IsDir() != want.IsDir() {
-			t.Errorf("%s: Stat = %s %d %v %v %v, os.Stat = %s %d %v %v %v", p, got.Name(), got.Size(), got.Mode(), got.ModTime(), got.IsDir(),
-				want.Name(), want.Size(), want.Mode(), want.ModTime(), want.IsDir())
-		}
-		if IdentOf(&got) != IdentOf(want) {
-			t.Errorf("%s: Ident %+v, os.Stat's %+v", p, IdentOf(&got), IdentOf(want))
-		}
-	}
-	var info Info
-	err := Stat(filepath.Join(dir, "missing"), &info)
-	var pe *fs.PathError
-	if !errors.As(err, &pe) || pe.Op != "stat" || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %#v", err)
 	}
 }
 
