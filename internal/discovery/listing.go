@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -32,34 +33,47 @@ type HookEntry struct {
 // HookEntries lists the active hooks of hs in the order they run, or,
 // with all, every hook in any status. It is never nil, so JSON says [].
 func HookEntries(hs *HookSet, all bool) []HookEntry {
-	// Sized once, each Hook read in place, and a plugin's name spelled
-	// once for its run of hooks: at 5,000 hooks these were megabytes of
-	// copies and garbage.
 	out := make([]HookEntry, 0, len(hs.Hooks))
-	var lastPlugin plugins.Name
-	lastName := pluginOrEmpty(lastPlugin)
-	for i := range hs.Hooks {
-		h := &hs.Hooks[i]
-		if !all && h.Status != Active {
-			continue
-		}
-		if h.Plugin != lastPlugin {
-			lastPlugin, lastName = h.Plugin, pluginOrEmpty(h.Plugin)
-		}
-		hj := HookEntry{
-			Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
-			Plugin: lastName, Status: string(h.Status), Reason: h.Reason, Format: FormatNative,
-			Persistent: h.Persistent,
-		}
-		if h.Format == FormatClaude {
-			hj.Format = FormatClaude
-			if h.Handler != nil {
-				hj.Matcher, hj.If = h.Handler.Matcher, h.Handler.If
-			}
-		}
-		out = append(out, hj)
+	for e := range HookEntrySeq(hs, all) {
+		out = append(out, *e)
 	}
 	return out
+}
+
+// HookEntrySeq yields HookEntries' entries one at a time in one reused
+// HookEntry, each good until the next: `hook list --json` prints each as
+// it comes, where a slice of them was megabytes at 5,000 hooks. Each
+// Hook is read in place, and a plugin's name spelled once for its run of
+// hooks.
+func HookEntrySeq(hs *HookSet, all bool) iter.Seq[*HookEntry] {
+	return func(yield func(*HookEntry) bool) {
+		var lastPlugin plugins.Name
+		lastName := pluginOrEmpty(lastPlugin)
+		var hj HookEntry
+		for i := range hs.Hooks {
+			h := &hs.Hooks[i]
+			if !all && h.Status != Active {
+				continue
+			}
+			if h.Plugin != lastPlugin {
+				lastPlugin, lastName = h.Plugin, pluginOrEmpty(h.Plugin)
+			}
+			hj = HookEntry{
+				Name: h.Name, Event: h.Event, Path: h.Path, Location: string(h.Location),
+				Plugin: lastName, Status: string(h.Status), Reason: h.Reason, Format: FormatNative,
+				Persistent: h.Persistent,
+			}
+			if h.Format == FormatClaude {
+				hj.Format = FormatClaude
+				if h.Handler != nil {
+					hj.Matcher, hj.If = h.Handler.Matcher, h.Handler.If
+				}
+			}
+			if !yield(&hj) {
+				return
+			}
+		}
+	}
 }
 
 // DocEntry is a skill or recipe in `list --json` (SPEC §7).

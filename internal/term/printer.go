@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 
@@ -173,7 +174,15 @@ func List[T any](p *Printer, asJSON bool, items []T, none string, header []strin
 		if len(items) == 0 {
 			return p.JSON(items) // null or []
 		}
-		return jsonList(p.Stdout, len(items), func(i int) any { return &items[i] })
+		// By address, as a slice's elements are encoded: a MarshalJSON
+		// on the pointer counts.
+		return p.JSONEach(func(yield func(any) bool) {
+			for i := range items {
+				if !yield(&items[i]) {
+					return
+				}
+			}
+		})
 	}
 	if len(items) == 0 {
 		if none != "" {
@@ -188,32 +197,39 @@ func List[T any](p *Printer, asJSON bool, items []T, none string, header []strin
 	return p.Table(header, rows)
 }
 
-// jsonList prints n elements as encoding a slice of them prints it, an
-// element at a time: the same bytes without the whole document and its
-// indented copy in memory (3.4 MB for 5,000 hooks), whose fresh pages a
-// one-shot process pays for at first touch. elem(i) is the i-th element's
-// address, as a slice's elements are encoded (a MarshalJSON on the
-// pointer counts). An element that cannot be encoded ends the output
-// where it is, with the error.
-func jsonList(w io.Writer, n int, elem func(i int) any) error {
-	out := bufio.NewWriterSize(w, 32<<10)
+// JSONEach prints what seq yields as one JSON array, as JSON prints a
+// slice of it: an element at a time, so that a long listing never holds
+// the whole document and its indented copy in memory (3.4 MB for 5,000
+// hooks), whose fresh pages a one-shot process pays for at first touch.
+// Each element is encoded before the next is asked for, so seq may reuse
+// one value. Nothing yielded prints []. An element that cannot be
+// encoded ends the output where it is, with the error.
+func (p *Printer) JSONEach(seq iter.Seq[any]) error {
+	out := bufio.NewWriterSize(p.Stdout, 32<<10)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("  ", "  ")
 	enc.SetEscapeHTML(false)
-	out.WriteString("[\n  ")
-	for i := range n {
-		if i > 0 {
+	n := 0
+	for v := range seq {
+		if n == 0 {
+			out.WriteString("[\n  ")
+		} else {
 			out.WriteString(",\n  ")
 		}
+		n++
 		buf.Reset()
-		if err := enc.Encode(elem(i)); err != nil {
+		if err := enc.Encode(v); err != nil {
 			out.Flush()
 			return err
 		}
 		out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
-	out.WriteString("\n]\n")
+	if n == 0 {
+		out.WriteString("[]\n")
+	} else {
+		out.WriteString("\n]\n")
+	}
 	return out.Flush()
 }
 

@@ -224,3 +224,35 @@ func listJSON[T any](items []T) (*bytes.Buffer, error) {
 	p, out, _ := newPrinter(nil)
 	return out, List(p, true, items, "", nil, nil)
 }
+
+// TestJSONEachReusesOneValue: a sequence may hand out one value it
+// changes between elements (each is printed before the next is asked
+// for), and an empty one prints [], as an empty slice does.
+func TestJSONEachReusesOneValue(t *testing.T) {
+	p, out, _ := newPrinter(nil)
+	if err := p.JSONEach(func(func(any) bool) {}); err != nil || out.String() != "[]\n" {
+		t.Errorf("empty: %q, %v", out, err)
+	}
+	out.Reset()
+	names := []string{"a", "<b>", "c"}
+	var e entry
+	err := p.JSONEach(func(yield func(any) bool) {
+		for _, n := range names {
+			e = entry{Name: n}
+			if !yield(&e) {
+				return
+			}
+		}
+	})
+	want := []entry{{Name: "a"}, {Name: "<b>"}, {Name: "c"}}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if werr := enc.Encode(want); werr != nil {
+		t.Fatal(werr)
+	}
+	if err != nil || out.String() != b.String() {
+		t.Errorf("got %q, %v; want %q", out, err, b.String())
+	}
+}
