@@ -32,6 +32,7 @@ func statInto(follow bool, path string, info *Info) error {
 	}
 	info.name = filepath.Base(path)
 	info.id = Ident{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Mode: fileMode(st.Mode)}
+	info.mtime.sec, info.mtime.nsec = st.Mtim.Unix()
 	return nil
 }
 

@@ -16,5 +16,6 @@ func statInto(stat func(string) (os.FileInfo, error), path string, info *Info) e
 		return err
 	}
 	*info = Info{name: fi.Name(), id: IdentOf(fi)}
+	info.mtime.sec, info.mtime.nsec = fi.ModTime().Unix(), int64(fi.ModTime().Nanosecond())
 	return nil
 }

@@ -58,7 +58,14 @@ func TestStatIsOsStat(t *testing.T) {
 	if err := os.Chtimes(old, time.Unix(-86400, 123), time.Unix(-86400, 123)); err != nil {
 		t.Fatal(err)
 	}
-	paths = append(paths, old)
+	// And one past 2262, beyond a nanosecond count (os.Chtimes cannot
+	// set it).
+	late := write("late", 0o700)
+	ts := syscall.Timespec{Sec: time.Date(2300, 1, 1, 0, 0, 0, 5, time.UTC).Unix(), Nsec: 5}
+	if err := syscall.UtimesNano(late, []syscall.Timespec{ts, ts}); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, old, late)
 	for _, f := range []struct {
 		name string
 		ours func(string, *Info) error

@@ -203,7 +203,8 @@ func List[T any](p *Printer, asJSON bool, items []T, none string, header []strin
 // hooks), whose fresh pages a one-shot process pays for at first touch.
 // Each element is encoded before the next is asked for, so seq may reuse
 // one value. Nothing yielded prints []. An element that cannot be
-// encoded ends the output where it is, with the error.
+// encoded returns the error; what was not yet written out (the first 32
+// KiB, so all of a short list) is dropped, as JSON prints nothing then.
 func (p *Printer) JSONEach(seq iter.Seq[any]) error {
 	out := bufio.NewWriterSize(p.Stdout, 32<<10)
 	var buf bytes.Buffer
@@ -220,7 +221,6 @@ func (p *Printer) JSONEach(seq iter.Seq[any]) error {
 		n++
 		buf.Reset()
 		if err := enc.Encode(v); err != nil {
-			out.Flush()
 			return err
 		}
 		out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))

@@ -256,3 +256,22 @@ func TestJSONEachReusesOneValue(t *testing.T) {
 		t.Errorf("got %q, %v; want %q", out, err, b.String())
 	}
 }
+
+// failing cannot be encoded when N is 2.
+type failing struct{ N int }
+
+func (f failing) MarshalJSON() ([]byte, error) {
+	if f.N == 2 {
+		return nil, errors.New("boom")
+	}
+	return []byte(fmt.Sprint(f.N)), nil
+}
+
+// TestJSONListFailsWhole: an element that cannot be encoded prints
+// nothing of a short list, as encoding the slice at once did.
+func TestJSONListFailsWhole(t *testing.T) {
+	p, out, _ := newPrinter(nil)
+	if err := List(p, true, []failing{{1}, {2}, {3}}, "", nil, nil); err == nil || !strings.Contains(err.Error(), "boom") || out.Len() != 0 {
+		t.Errorf("printed %q, error %v", out, err)
+	}
+}
