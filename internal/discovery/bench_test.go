@@ -133,8 +133,8 @@ func BenchmarkTypeCacheLoad(b *testing.B) {
 	}
 	fc.save()
 	for b.Loop() {
-		if c := loadFileCache(s, typeCacheFile, hookTypeCodec); len(c.files) != 5000 {
-			b.Fatal(len(c.files))
+		if c := loadFileCache(s, typeCacheFile, hookTypeCodec); c.len() != 5000 {
+			b.Fatal(c.len())
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -29,11 +30,20 @@ import (
 // encoding/json cost more than the rest of a warm discovery.
 type fileCache[V any] struct {
 	codec codec[V]
-	files map[string]cacheEntry[V]
-	path  string
-	scope plugins.Scope
-	seen  map[string]bool
-	dirty bool
+	// The file's lines are checked when it is read but parsed again only
+	// when looked up: a map of every parsed entry was the largest
+	// allocation of a warm discovery (700 KB at 5,000 hooks). index says
+	// which line holds a path, ends where each line ends in data, seen
+	// which lines were looked up (the others are dropped at save).
+	data  string
+	index map[string]uint32
+	ends  []uint32
+	seen  []bool
+	// stored is what store set, over the file's lines.
+	stored map[string]cacheEntry[V]
+	path   string
+	scope  plugins.Scope
+	dirty  bool
 }
 
 // maxCacheFile bounds a cache file: a thousand plugins' worth of entries
@@ -58,7 +68,7 @@ type codec[V any] struct {
 const cacheHeader = "quiver-cache 8"
 
 func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V] {
-	fc := &fileCache[V]{codec: c, files: map[string]cacheEntry[V]{}, path: filepath.Join(s.CacheDir(), name), scope: s, seen: map[string]bool{}}
+	fc := &fileCache[V]{codec: c, path: filepath.Join(s.CacheDir(), name), scope: s}
 	data, err := safefs.ReadFile(fc.path, maxCacheFile)
 	if err != nil {
 		return fc
@@ -74,19 +84,57 @@ func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V
 	// Sized once: growing a map of thousands of entries rehashes it
 	// several times, a visible share of a warm discovery.
 	n := strings.Count(rest, "\n")
-	fc.files, fc.seen = make(map[string]cacheEntry[V], n), make(map[string]bool, n)
+	index, ends := make(map[string]uint32, n), make([]uint32, 0, n)
+	off := 0
 	for line := range strings.SplitSeq(rest, "\n") {
+		off += len(line) + 1
 		if line == "" {
 			continue
 		}
-		e, p, ok := fc.parse(line)
+		_, p, ok := fc.parse(line)
 		if !ok {
-			fc.files, fc.dirty = map[string]cacheEntry[V]{}, true // corrupt: start over
+			fc.dirty = true // corrupt: start over
 			return fc
 		}
-		fc.files[p] = e
+		index[p] = uint32(len(ends))
+		ends = append(ends, uint32(off-1))
 	}
+	fc.data, fc.index, fc.ends, fc.seen = rest, index, ends, make([]bool, len(ends))
 	return fc
+}
+
+// line is the file's line n.
+func (fc *fileCache[V]) line(n uint32) string {
+	start := uint32(0)
+	if n > 0 {
+		start = fc.ends[n-1] + 1
+	}
+	// Empty lines between entries are skipped, as at load.
+	return strings.TrimLeft(fc.data[start:fc.ends[n]], "\n")
+}
+
+// get returns what the cache holds for path, stored or read.
+func (fc *fileCache[V]) get(path string) (cacheEntry[V], bool) {
+	if e, ok := fc.stored[path]; ok {
+		return e, true
+	}
+	n, ok := fc.index[path]
+	if !ok {
+		return cacheEntry[V]{}, false
+	}
+	e, _, ok := fc.parse(fc.line(n))
+	return e, ok
+}
+
+// len is how many files the cache holds.
+func (fc *fileCache[V]) len() int {
+	n := len(fc.index)
+	for p := range fc.stored {
+		if _, ok := fc.index[p]; !ok {
+			n++
+		}
+	}
+	return n
 }
 
 func (fc *fileCache[V]) parse(line string) (cacheEntry[V], string, bool) {
@@ -155,8 +203,10 @@ func quoteField(s string) string {
 
 // lookup returns the cached value when the file is unchanged.
 func (fc *fileCache[V]) lookup(path string, fi os.FileInfo) (V, bool) {
-	fc.seen[path] = true
-	e, ok := fc.files[path]
+	if n, ok := fc.index[path]; ok {
+		fc.seen[n] = true
+	}
+	e, ok := fc.get(path)
 	if !ok || e.size != fi.Size() || e.mtime != fi.ModTime().UnixNano() || e.mode != uint32(fi.Mode()) || e.ctime != changeTime(fi) {
 		var zero V
 		return zero, false
@@ -165,19 +215,18 @@ func (fc *fileCache[V]) lookup(path string, fi os.FileInfo) (V, bool) {
 }
 
 func (fc *fileCache[V]) store(path string, fi os.FileInfo, v V) {
-	fc.files[path] = cacheEntry[V]{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: changeTime(fi), mode: uint32(fi.Mode()), value: v}
-	fc.seen[path] = true
+	if fc.stored == nil {
+		fc.stored = map[string]cacheEntry[V]{}
+	}
+	fc.stored[path] = cacheEntry[V]{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: changeTime(fi), mode: uint32(fi.Mode()), value: v}
 	fc.dirty = true
 }
 
 // save writes the cache when something changed, dropping files that were
 // not looked up (gone, or no longer in effect).
 func (fc *fileCache[V]) save() {
-	for p := range fc.files {
-		if !fc.seen[p] {
-			delete(fc.files, p)
-			fc.dirty = true
-		}
+	if slices.Contains(fc.seen, false) || len(fc.index) < len(fc.ends) {
+		fc.dirty = true // a line is dropped: not looked up, or a path given twice
 	}
 	if !fc.dirty || fc.scope.CheckLinks() != nil {
 		return // nothing new, or a project whose cache/ leads elsewhere
@@ -185,7 +234,12 @@ func (fc *fileCache[V]) save() {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
 	w.WriteString(cacheHeader + "\n")
-	for p, e := range fc.files {
+	for p, n := range fc.index {
+		if _, ok := fc.stored[p]; !ok && fc.seen[n] {
+			w.WriteString(fc.line(n) + "\n") // as it was read
+		}
+	}
+	for p, e := range fc.stored {
 		w.WriteString(strconv.FormatInt(e.size, 10) + " " + strconv.FormatInt(e.mtime, 10) + " " + strconv.FormatInt(e.ctime, 10) + " " +
 			strconv.FormatUint(uint64(e.mode), 10) + " " + quoteField(p) + " " + quoteField(fc.codec.encode(e.value)) + "\n")
 	}

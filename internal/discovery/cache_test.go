@@ -33,8 +33,8 @@ func TestFileCacheRoundTrip(t *testing.T) {
 	}
 	fc.save()
 	back := loadFileCache(s, typeCacheFile, hookTypeCodec)
-	if back.dirty || len(back.files) != len(entries) {
-		t.Fatalf("reloaded %d entries (dirty %v), want %d", len(back.files), back.dirty, len(entries))
+	if back.dirty || back.len() != len(entries) {
+		t.Fatalf("reloaded %d entries (dirty %v), want %d", back.len(), back.dirty, len(entries))
 	}
 	for p, want := range entries {
 		if got, ok := back.lookup(p, fi); !ok || got != want {
@@ -44,8 +44,8 @@ func TestFileCacheRoundTrip(t *testing.T) {
 	// A file from another format version or a torn line is ignored.
 	for _, bad := range []string{"quiver-cache 1\n", cacheHeader + "\n12 34 420 /x\n", cacheHeader + "\n1 2 3 \"/unterminated before_tool_call\n"} {
 		os.WriteFile(filepath.Join(s.CacheDir(), typeCacheFile), []byte(bad), 0o644)
-		if c := loadFileCache(s, typeCacheFile, hookTypeCodec); len(c.files) != 0 || !c.dirty {
-			t.Errorf("%q: loaded %d entries, dirty %v", bad, len(c.files), c.dirty)
+		if c := loadFileCache(s, typeCacheFile, hookTypeCodec); c.len() != 0 || !c.dirty {
+			t.Errorf("%q: loaded %d entries, dirty %v", bad, c.len(), c.dirty)
 		}
 	}
 }

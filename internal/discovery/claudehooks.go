@@ -107,7 +107,7 @@ func loadConfig(hf plugins.HookFile, cache *fileCache[parsedConfig]) parsedConfi
 func HandlerNames(c plugins.Contents) []string {
 	var out []string
 	for _, hf := range c.HookFiles {
-		cfg := loadConfig(hf, &fileCache[parsedConfig]{files: map[string]cacheEntry[parsedConfig]{}, seen: map[string]bool{}})
+		cfg := loadConfig(hf, &fileCache[parsedConfig]{})
 		if cfg.Error != "" {
 			out = append(out, hf.Name)
 			continue

@@ -459,7 +459,7 @@ func discoverHooks(ctx context.Context, o Options) (*HookSet, *inputs, error) {
 	askTypes(ctx, queries, o.Layout.ProjectDir, o.Env, timeout, now)
 	types.save()
 	for _, q := range queries {
-		if e, ok := q.cache.files[q.hook.Path]; !ok {
+		if e, ok := q.cache.get(q.hook.Path); !ok {
 			in.partial = true // not asked: interrupted
 		} else if e.value.Error != "" {
 			in.retry(e.value.retryAt())
