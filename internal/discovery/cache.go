@@ -96,8 +96,8 @@ func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V
 			fc.dirty = true // corrupt: start over
 			return fc
 		}
-		index[p] = uint32(len(ends))
 		ends = append(ends, uint32(off-1))
+		index[p] = uint32(len(ends)) - 1
 	}
 	fc.data, fc.index, fc.ends, fc.seen = rest, index, ends, make([]bool, len(ends))
 	return fc
@@ -122,8 +122,9 @@ func (fc *fileCache[V]) get(path string) (cacheEntry[V], bool) {
 	if !ok {
 		return cacheEntry[V]{}, false
 	}
-	e, _, ok := fc.parse(fc.line(n))
-	return e, ok
+	// The line must name the path: a wrong line can only be a miss.
+	e, p, ok := fc.parse(fc.line(n))
+	return e, ok && p == path
 }
 
 // len is how many files the cache holds.

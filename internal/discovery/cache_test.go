@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -69,5 +70,58 @@ func TestParseDeclared(t *testing.T) {
 		if got, ok := parseDeclared(bad); ok {
 			t.Errorf("%q: got %+v, want no declaration", bad, got)
 		}
+	}
+}
+
+// TestFileCacheIndex: lines are found by path as a map of parsed entries
+// found them (a path given twice: the last line; blank lines skipped),
+// and a save keeps exactly the lines looked up plus what was stored.
+func TestFileCacheIndex(t *testing.T) {
+	s := plugins.Scope{Location: plugins.Global, Root: t.TempDir()}
+	fi, err := os.Stat(s.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := fmt.Sprintf("%d %d %d %d ", fi.Size(), fi.ModTime().UnixNano(), changeTime(fi), uint32(fi.Mode()))
+	file := cacheHeader + "\n" +
+		key + "/a turn_end\n" +
+		"\n" +
+		key + "/b agent_stop\n" +
+		key + "\"/with space\" before_tool_call\n" +
+		key + "/a after_tool_call\n" +
+		key + "/unlooked turn_end"
+	if err := os.MkdirAll(s.CacheDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.CacheDir(), typeCacheFile), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fc := loadFileCache(s, typeCacheFile, hookTypeCodec)
+	if fc.dirty || fc.len() != 4 {
+		t.Fatalf("loaded %d entries, dirty %v", fc.len(), fc.dirty)
+	}
+	for p, want := range map[string]string{"/a": format.AfterToolCall, "/b": format.AgentStop, "/with space": format.BeforeToolCall} {
+		if got, ok := fc.lookup(p, fi); !ok || got.Event != want {
+			t.Errorf("%s: %+v %v, want %s", p, got, ok, want)
+		}
+	}
+	if _, ok := fc.lookup("/missing", fi); ok {
+		t.Error("a path not in the file was found")
+	}
+	fc.store("/b", fi, hookType{Declared: Declared{Event: format.TurnEnd}})
+	fc.store("/new", fi, hookType{Declared: Declared{Event: format.AgentStop}})
+	fc.save()
+	back := loadFileCache(s, typeCacheFile, hookTypeCodec)
+	want := map[string]string{"/a": format.AfterToolCall, "/b": format.TurnEnd, "/with space": format.BeforeToolCall, "/new": format.AgentStop}
+	if back.dirty || back.len() != len(want) {
+		t.Fatalf("saved %d entries (dirty %v), want %d", back.len(), back.dirty, len(want))
+	}
+	for p, ev := range want {
+		if got, ok := back.lookup(p, fi); !ok || got.Event != ev {
+			t.Errorf("after save, %s: %+v %v, want %s", p, got, ok, ev)
+		}
+	}
+	if _, ok := back.get("/unlooked"); ok {
+		t.Error("a line never looked up was kept")
 	}
 }
