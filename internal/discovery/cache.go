@@ -47,8 +47,8 @@ type fileCache[V any] struct {
 }
 
 // maxCacheFile bounds a cache file: a thousand plugins' worth of entries
-// fit easily, and a project's cache/ is a folder a repository could have
-// committed anything into.
+// fit easily. Cache folders are quiver's own (a project's lives under
+// $QUIVER_HOME/projects), but what reads a file bounds it.
 const maxCacheFile = safefs.MaxContent
 
 type cacheEntry[V any] struct {
@@ -82,8 +82,10 @@ func loadFileCache[V any](s plugins.Scope, name string, c codec[V]) *fileCache[V
 		return fc
 	}
 	// Sized once: growing a map of thousands of entries rehashes it
-	// several times, a visible share of a warm discovery.
-	n := strings.Count(rest, "\n")
+	// several times, a visible share of a warm discovery. An entry takes
+	// a dozen bytes at least, so a file of blank lines reserves nothing
+	// much.
+	n := min(strings.Count(rest, "\n"), len(rest)/12)
 	index, ends := make(map[string]uint32, n), make([]uint32, 0, n)
 	off := 0
 	for line := range strings.SplitSeq(rest, "\n") {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/quiver-cli/quiver/internal/plugins/format"
@@ -123,5 +125,29 @@ func TestFileCacheIndex(t *testing.T) {
 	}
 	if _, ok := back.get("/unlooked"); ok {
 		t.Error("a line never looked up was kept")
+	}
+}
+
+// TestFileCacheBlankLinesReserveLittle: a file of blank lines holds no
+// entry and must not reserve room for millions.
+func TestFileCacheBlankLinesReserveLittle(t *testing.T) {
+	s := plugins.Scope{Location: plugins.Global, Root: t.TempDir()}
+	if err := os.MkdirAll(s.CacheDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const size = 8 << 20
+	if err := os.WriteFile(filepath.Join(s.CacheDir(), typeCacheFile), []byte(cacheHeader+"\n"+strings.Repeat("\n", size)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fc := loadFileCache(s, typeCacheFile, hookTypeCodec)
+	runtime.ReadMemStats(&after)
+	if fc.len() != 0 {
+		t.Errorf("%d entries", fc.len())
+	}
+	// The file's own buffer, and the index sized by what could fit.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 6*size {
+		t.Errorf("loading %d blank lines allocated %d MB", size, got>>20)
 	}
 }
