@@ -183,16 +183,7 @@ func TestJSONListIsTheWholeDocument(t *testing.T) {
 		}
 		return e
 	}
-	whole := func(v any) string {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
+	whole := func(v any) string { return encodeWhole(t, v) }
 	check := func(name string, got error, out *bytes.Buffer, want string) {
 		t.Helper()
 		if err := json.Unmarshal([]byte(want), new(any)); err != nil {
@@ -244,17 +235,24 @@ func TestJSONEachReusesOneValue(t *testing.T) {
 			}
 		}
 	})
-	want := []entry{{Name: "a"}, {Name: "<b>"}, {Name: "c"}}
+	want := encodeWhole(t, []entry{{Name: "a"}, {Name: "<b>"}, {Name: "c"}})
+	if err != nil || out.String() != want {
+		t.Errorf("got %q, %v; want %q", out, err, want)
+	}
+}
+
+// encodeWhole is v as JSON printed it before lists went element by
+// element: the whole value encoded at once, indented, HTML unescaped.
+func encodeWhole(t *testing.T, v any) string {
+	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if werr := enc.Encode(want); werr != nil {
-		t.Fatal(werr)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
 	}
-	if err != nil || out.String() != b.String() {
-		t.Errorf("got %q, %v; want %q", out, err, b.String())
-	}
+	return b.String()
 }
 
 // failing cannot be encoded when N is 2.
