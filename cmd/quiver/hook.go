@@ -57,16 +57,7 @@ func (a *App) runHookList(cmd *cobra.Command, o hookListOptions) error {
 	}
 	skipped, none := hs.ListNotices(o.All)
 	a.Say(skipped, nil)
-	if o.JSON {
-		return a.JSONEach(func(yield func(any) bool) {
-			for e := range discovery.HookEntrySeq(hs, o.All) {
-				if !yield(e) {
-					return
-				}
-			}
-		})
-	}
-	return term.List(&a.Printer, o.JSON, discovery.HookEntries(hs, o.All), none, discovery.HookHeader(o.All), func(h discovery.HookEntry) []string { return h.Row(o.All) })
+	return term.ListSeq(&a.Printer, o.JSON, discovery.HookEntrySeq(hs, o.All), none, discovery.HookHeader(o.All), func(h *discovery.HookEntry) []string { return h.Row(o.All) })
 }
 
 // ---- hook test ----

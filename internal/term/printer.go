@@ -170,34 +170,48 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 // row each; none is said on stderr when there are no items ("" says
 // nothing).
 func List[T any](p *Printer, asJSON bool, items []T, none string, header []string, row func(T) []string) error {
-	if asJSON {
-		if len(items) == 0 {
-			return p.JSON(items) // null or []
+	if asJSON && len(items) == 0 {
+		return p.JSON(items) // null or []
+	}
+	// By address, as a slice's elements are encoded: a MarshalJSON on the
+	// pointer counts.
+	all := func(yield func(*T) bool) {
+		for i := range items {
+			if !yield(&items[i]) {
+				return
+			}
 		}
-		// By address, as a slice's elements are encoded: a MarshalJSON
-		// on the pointer counts.
-		return p.JSONEach(func(yield func(any) bool) {
-			for i := range items {
-				if !yield(&items[i]) {
+	}
+	return ListSeq(p, asJSON, all, none, header, func(t *T) []string { return row(*t) })
+}
+
+// ListSeq is List of what seq yields, each value good only until the
+// next: as JSON, each is printed as it comes (jsonEach), and nothing
+// yielded prints [].
+func ListSeq[T any](p *Printer, asJSON bool, seq iter.Seq[*T], none string, header []string, row func(*T) []string) error {
+	if asJSON {
+		return p.jsonEach(func(yield func(any) bool) {
+			for v := range seq {
+				if !yield(v) {
 					return
 				}
 			}
 		})
 	}
-	if len(items) == 0 {
+	var rows [][]string
+	for v := range seq {
+		rows = append(rows, row(v))
+	}
+	if len(rows) == 0 {
 		if none != "" {
 			p.Warnf("%s", none)
 		}
 		return nil
 	}
-	rows := make([][]string, 0, len(items))
-	for _, item := range items {
-		rows = append(rows, row(item))
-	}
 	return p.Table(header, rows)
 }
 
-// JSONEach prints what seq yields as one JSON array, as JSON prints a
+// jsonEach prints what seq yields as one JSON array, as JSON prints a
 // slice of it: an element at a time, so that a long listing never holds
 // the whole document and its indented copy in memory (3.4 MB for 5,000
 // hooks), whose fresh pages a one-shot process pays for at first touch.
@@ -205,7 +219,7 @@ func List[T any](p *Printer, asJSON bool, items []T, none string, header []strin
 // one value. Nothing yielded prints []. An element that cannot be
 // encoded returns the error; what was not yet written out (the first 32
 // KiB, so all of a short list) is dropped, as JSON prints nothing then.
-func (p *Printer) JSONEach(seq iter.Seq[any]) error {
+func (p *Printer) jsonEach(seq iter.Seq[any]) error {
 	out := bufio.NewWriterSize(p.Stdout, 32<<10)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -221,13 +221,13 @@ func listJSON[T any](items []T) (*bytes.Buffer, error) {
 // for), and an empty one prints [], as an empty slice does.
 func TestJSONEachReusesOneValue(t *testing.T) {
 	p, out, _ := newPrinter(nil)
-	if err := p.JSONEach(func(func(any) bool) {}); err != nil || out.String() != "[]\n" {
+	if err := p.jsonEach(func(func(any) bool) {}); err != nil || out.String() != "[]\n" {
 		t.Errorf("empty: %q, %v", out, err)
 	}
 	out.Reset()
 	names := []string{"a", "<b>", "c"}
 	var e entry
-	err := p.JSONEach(func(yield func(any) bool) {
+	err := p.jsonEach(func(yield func(any) bool) {
 		for _, n := range names {
 			e = entry{Name: n}
 			if !yield(&e) {
