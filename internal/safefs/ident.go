@@ -2,7 +2,6 @@ package safefs
 
 import (
 	"io/fs"
-	"os"
 )
 
 // Ident is what stat says of a file: any change to its content, its
@@ -29,11 +28,11 @@ func IdentOf(fi fs.FileInfo) Ident {
 
 // Identify stats path (following links) and returns its Ident.
 func Identify(path string) (Ident, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
+	var info Info
+	if err := Stat(path, &info); err != nil {
 		return Ident{}, err
 	}
-	return IdentOf(fi), nil
+	return info.id, nil
 }
 
 // IsZero reports an Ident never taken.

@@ -87,6 +87,9 @@ func TestStatIsOsStat(t *testing.T) {
 			if IdentOf(&got) != IdentOf(want) {
 				t.Errorf("%s %s: Ident %+v, os's %+v", f.name, p, IdentOf(&got), IdentOf(want))
 			}
+			if id, err := Identify(p); f.name == "stat" && (err != nil || id != IdentOf(want)) {
+				t.Errorf("Identify(%s) = %+v, %v; os.Stat's %+v", p, id, err, IdentOf(want))
+			}
 		}
 		var info Info
 		err := f.ours(filepath.Join(dir, "missing"), &info)
