@@ -322,7 +322,7 @@ func TestAgentHarness(t *testing.T) {
 			h.must("agent", "install", ag.Name)
 			f := &fakeAgent{t: t, h: h, ag: ag, config: filepath.Join(h.project, ag.ConfigLocal)}
 			native := func(q string) string {
-				for _, ev := range ag.Events {
+				for _, ev := range ag.Events() {
 					if ev.Quiver == q {
 						return ev.Native
 					}

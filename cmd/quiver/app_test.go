@@ -211,7 +211,7 @@ func BenchmarkCommand(b *testing.B) {
 		b.Fatal(err)
 	}
 	var others []string // events of the plugins' hooks: none is before_tool_call
-	for _, ev := range format.Events {
+	for _, ev := range format.Events() {
 		if ev != format.BeforeToolCall && len(others) < 5 {
 			others = append(others, ev)
 		}

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // readmeBlock is the first ```sh block of the README section headed
@@ -52,14 +50,7 @@ func TestReadmeShellOrder(t *testing.T) {
 		t.Fatalf("README.md no longer shows Claude's deny (%s)", deny)
 	}
 
-	built := filepath.Join(t.TempDir(), "quiver")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", built, ".")
-	build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	built := quiverBinary(t)
 	goShim := `#!/bin/sh
 [ -f cmd/quiver/main.go ] || { echo "go: cannot find ./cmd/quiver from $PWD" >&2; exit 1; }
 case "$*" in

@@ -1,10 +1,54 @@
 package main
 
 import (
+	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
+
+// quiverBinary builds quiver from this checkout into the test's own
+// folder, without the network (the build cache makes a second one quick).
+func quiverBinary(t *testing.T) string {
+	t.Helper()
+	built := filepath.Join(t.TempDir(), "quiver")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", built, ".")
+	build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return built
+}
+
+// TestStartRunsNoCodeOfOurs: none of quiver's own packages does anything
+// when a quiver starts (issue 30): its tables and patterns are built at
+// first use (internal/lazy) or laid out by the compiler, so `version`,
+// and every hook run, pays only for its dependencies' initialisation.
+// The Go runtime lists each package whose initialisation runs code.
+func TestStartRunsNoCodeOfOurs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds quiver")
+	}
+	cmd := exec.Command(quiverBinary(t), "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("quiver version: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "init runtime") && !strings.Contains(string(out), "init os @") {
+		t.Fatalf("GODEBUG=inittrace=1 printed no trace:\n%s", out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "init github.com/quiver-cli/") {
+			t.Errorf("a package of ours runs code at start-up: %s", line)
+		}
+	}
+}
 
 // TestStartLinksNoGitLibrary keeps the git library out of the quiver that
 // agents start at every event (issue 30): every linked package's init runs

@@ -28,7 +28,7 @@ func benchLayout(b *testing.B, n int) plugins.Layout {
 		for h := range 5 {
 			p := filepath.Join(dir, "hooks", fmt.Sprintf("hook%d", h))
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", format.Events[h])), 0o755)
+			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", format.Events()[h])), 0o755)
 		}
 		for s := range 3 {
 			p := filepath.Join(dir, "skills", fmt.Sprintf("skill%d", s), "SKILL.md")
@@ -79,11 +79,11 @@ func BenchmarkDiscoverHooks(b *testing.B) {
 func BenchmarkForEvent(b *testing.B) {
 	hs := &HookSet{}
 	for i := range 5000 {
-		hs.Hooks = append(hs.Hooks, Hook{Name: fmt.Sprintf("org%d/plugin%d/hook%d", i/5, i/5, i%5), Event: format.Events[1+i%5], Status: Active})
+		hs.Hooks = append(hs.Hooks, Hook{Name: fmt.Sprintf("org%d/plugin%d/hook%d", i/5, i/5, i%5), Event: format.Events()[1+i%5], Status: Active})
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(hs.ForEvent(format.Events[0])) != 0 {
+		if len(hs.ForEvent(format.Events()[0])) != 0 {
 			b.Fatal("matched")
 		}
 	}
@@ -98,7 +98,7 @@ func BenchmarkHookEntries(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hs.Hooks = append(hs.Hooks, Hook{Name: fmt.Sprintf("org%d/plugin%d/hook%d", i/5, i/5, i%5), Event: format.Events[i%5], Plugin: n, Status: Active})
+		hs.Hooks = append(hs.Hooks, Hook{Name: fmt.Sprintf("org%d/plugin%d/hook%d", i/5, i/5, i%5), Event: format.Events()[i%5], Plugin: n, Status: Active})
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -129,7 +129,7 @@ func BenchmarkTypeCacheLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := range 5000 {
-		fc.store(filepath.Join(s.Root, "plugins", fmt.Sprintf("org%d@plugin%d", i/5, i/5), "hooks", fmt.Sprintf("hook%d", i%5)), fi, hookType{Declared: Declared{Event: format.Events[i%5]}})
+		fc.store(filepath.Join(s.Root, "plugins", fmt.Sprintf("org%d@plugin%d", i/5, i/5), "hooks", fmt.Sprintf("hook%d", i%5)), fi, hookType{Declared: Declared{Event: format.Events()[i%5]}})
 	}
 	fc.save()
 	for b.Loop() {
@@ -148,7 +148,7 @@ func BenchmarkResolve(b *testing.B) {
 		if i%2 == 1 {
 			loc = plugins.Global
 		}
-		base = append(base, Hook{Name: fmt.Sprintf("org%d/plugin/hook%d", i/2, i%5), Location: loc, Event: format.Events[i%5]})
+		base = append(base, Hook{Name: fmt.Sprintf("org%d/plugin/hook%d", i/2, i%5), Location: loc, Event: format.Events()[i%5]})
 	}
 	hooks := make([]Hook, len(base))
 	for b.Loop() {
@@ -223,7 +223,7 @@ func BenchmarkDiscoverHooksTrustedProject(b *testing.B) {
 		for h := range 5 {
 			p := filepath.Join(dir, "hooks", fmt.Sprintf("hook%d", h))
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", format.Events[h])), 0o755)
+			os.WriteFile(p, []byte(fmt.Sprintf("#!/bin/sh\n[ \"$1\" = hook ] && echo %s\nexit 0\n", format.Events()[h])), 0o755)
 		}
 		for f := range 45 {
 			p := filepath.Join(dir, "lib", fmt.Sprintf("d%d", f%5), fmt.Sprintf("f%d.py", f))

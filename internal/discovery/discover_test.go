@@ -337,7 +337,7 @@ func TestTypeCacheAsksOnlyChangedHooks(t *testing.T) {
 	tr := newTree(t)
 	var all []string
 	for i := range 6 {
-		tr.hook(plugins.Global, fmt.Sprintf("plugins/p@q%d/hooks/h%d", i, i), format.Events[i%len(format.Events)])
+		tr.hook(plugins.Global, fmt.Sprintf("plugins/p@q%d/hooks/h%d", i, i), format.Events()[i%len(format.Events())])
 		all = append(all, fmt.Sprintf("h%d", i))
 	}
 	touched := tr.hook(plugins.Local, "hooks/local", format.TurnEnd)

@@ -322,7 +322,7 @@ func TestSessionConcurrentRequests(t *testing.T) {
 		}()
 	}
 	for i := range 10 {
-		tr.hook(plugins.Global, fmt.Sprintf("hooks/h%d", i), format.Events[i%len(format.Events)])
+		tr.hook(plugins.Global, fmt.Sprintf("hooks/h%d", i), format.Events()[i%len(format.Events())])
 	}
 	for range 4 {
 		if err := <-done; err != nil {

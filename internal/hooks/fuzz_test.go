@@ -138,7 +138,7 @@ func FuzzParsePayload(f *testing.F) {
 	f.Add(uint8(1), []byte(`{"x":1}`), "/a \"quoted\" <dir>\n")
 	f.Add(uint8(2), []byte(``), "/b/\xff")
 	f.Fuzz(func(t *testing.T, which uint8, data []byte, projectDir string) {
-		event := format.Events[int(which)%len(format.Events)]
+		event := format.Events()[int(which)%len(format.Events())]
 		p, err := ParsePayload(event, data, projectDir)
 		if err != nil {
 			if p != nil {

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/quiver-cli/quiver/internal/lazy"
 )
 
 // ErrFileSource is wrapped by every refusal of a source read from a file;
@@ -15,7 +15,7 @@ var ErrFileSource = errors.New("a source read from a file must be https://, ssh:
 
 // remoteHelper matches git's "transport::address" form, which makes git
 // run the program git-remote-<transport>.
-var remoteHelper = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*::`) })
+var remoteHelper = lazy.Regexp{Expr: `^[A-Za-z][A-Za-z0-9+.-]*::`}
 
 // CheckFileSource checks a source read from a file (a lock entry's or a
 // lock marketplace's source, a marketplace entry's url or repo) as it is
@@ -37,7 +37,7 @@ func CheckFileSource(src, gitBase string) error {
 		return fmt.Errorf("the source is empty; %w", ErrFileSource)
 	case strings.HasPrefix(src, "-"):
 		return refuse("starts with '-', which git reads as an option")
-	case remoteHelper().MatchString(src):
+	case remoteHelper.Get().MatchString(src):
 		return refuse("is a git transport::address, which runs a program")
 	}
 	spec, err := ParseSpec(src, gitBase, "/")
@@ -53,10 +53,10 @@ func CheckFileSource(src, gitBase string) error {
 	case spec.Shorthand:
 		return nil
 	}
-	if !schemeLike().MatchString(src) {
+	if !schemeLike.Get().MatchString(src) {
 		// user@host:path, as ParseSpec read it; src itself does not
 		// start with '-', so neither does the user.
-		m := scpLike().FindStringSubmatch(src)
+		m := scpLike.Get().FindStringSubmatch(src)
 		if m == nil {
 			return refuse("is not a valid source")
 		}

@@ -19,7 +19,7 @@ func NormalSource(src string) string {
 		return ""
 	}
 	if !strings.Contains(src, "://") {
-		if m := scpLike().FindStringSubmatch(src); m != nil && !strings.Contains(strings.SplitN(src, ":", 2)[0], "/") {
+		if m := scpLike.Get().FindStringSubmatch(src); m != nil && !strings.Contains(strings.SplitN(src, ":", 2)[0], "/") {
 			return normalHostPath("ssh", m[1], m[2])
 		}
 		if filepath.IsAbs(src) {

@@ -6,10 +6,9 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -90,8 +89,8 @@ func (s Spec) Shown() string {
 // The spec patterns are compiled when a spec is first parsed, not at every
 // process start: hook run never parses one.
 var (
-	scpLike    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9.-]+):(.+)$`) })
-	schemeLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
+	scpLike    = lazy.Regexp{Expr: `^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9.-]+):(.+)$`}
+	schemeLike = lazy.Regexp{Expr: `^[A-Za-z][A-Za-z0-9+.-]*://`}
 )
 
 // ParseSpec parses one `plugin add` argument. base is QUIVER_GIT_BASE (empty
@@ -120,7 +119,7 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		}
 		s.Path = filepath.Clean(u.Path)
 		repoPath = s.Path
-	case schemeLike().MatchString(body):
+	case schemeLike.Get().MatchString(body):
 		u, err := url.Parse(body)
 		if err != nil {
 			// url.Parse's error quotes the URL, and a password in it can
@@ -149,13 +148,13 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		}
 		s.Path = filepath.Clean(p)
 		repoPath = s.Path
-	case scpLike().MatchString(body) && strings.Contains(scpLike().FindStringSubmatch(body)[2], "@"):
+	case scpLike.Get().MatchString(body) && strings.Contains(scpLike.Get().FindStringSubmatch(body)[2], "@"):
 		// user:password@host:path reads as host "user" with a path that
 		// holds the password; never echo it.
 		return s, fmt.Errorf("%w: an address like user:password@host:path does not work over SSH, and quiver never stores passwords; use an SSH key, or https with QUIVER_GIT_TOKEN", ErrInvalidSpec)
-	case scpLike().MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
+	case scpLike.Get().MatchString(body) && !strings.Contains(strings.SplitN(body, ":", 2)[0], "/"):
 		s.URL = body
-		repoPath = scpLike().FindStringSubmatch(body)[2]
+		repoPath = scpLike.Get().FindStringSubmatch(body)[2]
 		// As for a URL: an ssh server resolves the path as a file
 		// system does, so host:acme/../evil/x is evil/x.
 		for _, seg := range strings.Split(repoPath, "/") {

@@ -2,17 +2,15 @@ package plugins
 
 import (
 	"encoding/json"
-	"regexp"
-	"sync"
+
+	"github.com/quiver-cli/quiver/internal/lazy"
 )
 
 // varRef is a variable reference as Claude Code writes them in commands,
 // skills, agents and server definitions: ${NAME} or ${NAME:-default};
 // names may be dotted (${user_config.KEY}).
 // Compiled at first use: package initialisation is paid by every run.
-var varRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)?)(?::-([^}]*))?\}`)
-})
+var varRef = lazy.Regexp{Expr: `\$\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)?)(?::-([^}]*))?\}`}
 
 // Var is one reference found in a string.
 type Var struct {
@@ -23,7 +21,7 @@ type Var struct {
 // MapVars rewrites every ${NAME} and ${NAME:-default} of s with what f
 // says; the rest of s stays as it is.
 func MapVars(s string, f func(v Var) string) string {
-	re := varRef()
+	re := varRef.Get()
 	return re.ReplaceAllStringFunc(s, func(m string) string {
 		sub := re.FindStringSubmatch(m)
 		return f(Var{Name: sub[1], Default: sub[2], HasDefault: len(m) > len(sub[1])+3})
@@ -45,7 +43,7 @@ func ExpandVars(s string, vals map[string]string) string {
 }
 
 // HasVars reports whether s refers to any variable.
-func HasVars(s string) bool { return varRef().MatchString(s) }
+func HasVars(s string) bool { return varRef.Get().MatchString(s) }
 
 // The variables Claude Code gives a plugin (SPEC §11, §16).
 const (

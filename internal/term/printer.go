@@ -21,11 +21,16 @@ const (
 	reset  = "\x1b[0m"
 )
 
-// attention are the words of a table that need the reader's attention
-// (statuses of hooks, plugins and findings), and their color.
-var attention = map[string]string{
-	"untrusted": Yellow, "outdated": Yellow, "warning": Yellow,
-	"invalid": Red, "blocked": Red, "failed": Red, "error": Red, "modified": Red, "missing": Red,
+// attention is the color of a word of a table that needs the reader's
+// attention (statuses of hooks, plugins and findings), or "".
+func attention(word string) string {
+	switch word {
+	case "untrusted", "outdated", "warning":
+		return Yellow
+	case "invalid", "blocked", "failed", "error", "modified", "missing":
+		return Red
+	}
+	return ""
 }
 
 // Visible is safefs.Visible: text from plugins and hooks (names,

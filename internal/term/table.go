@@ -138,13 +138,13 @@ func modernTerminal(getenv func(string) string) bool {
 }
 
 // Highlight colors the words of an aligned table's rows (never its
-// header) that colors names: each such word is wrapped in its escape
-// and reset. It runs after Align, so escapes never count as width.
-func Highlight(text string, colors map[string]string, reset string) string {
+// header) that colors gives an escape for: each such word is wrapped in
+// its escape and reset. It runs after Align, so escapes never count as width.
+func Highlight(text string, colors func(word string) string, reset string) string {
 	lines := strings.SplitAfter(text, "\n")
 	for i := 1; i < len(lines); i++ {
 		for _, w := range strings.Fields(lines[i]) {
-			if c := colors[w]; c != "" {
+			if c := colors(w); c != "" {
 				lines[i] = strings.Replace(lines[i], " "+w, " "+c+w+reset, 1)
 			}
 		}

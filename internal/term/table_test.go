@@ -126,7 +126,8 @@ func checkTables(t *testing.T, n int) {
 // and other words stay plain, and the columns stay where Align put them.
 func TestHighlight(t *testing.T) {
 	text := Align([]string{"NAME", "STATUS"}, [][]string{{"a", "failed"}, {"failed", "ok"}}, func(string) string { return "" })
-	got := Highlight(text, map[string]string{"failed": "<r>", "STATUS": "<h>"}, "</>")
+	colors := map[string]string{"failed": "<r>", "STATUS": "<h>"}
+	got := Highlight(text, func(w string) string { return colors[w] }, "</>")
 	want := "NAME    STATUS\na       <r>failed</>\nfailed  ok\n"
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)

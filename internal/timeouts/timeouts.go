@@ -18,12 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -76,10 +75,10 @@ func Parse(s string) (time.Duration, error) {
 	switch {
 	case err == nil:
 		return bound(d, strconv.Quote(s))
-	case durationShape().MatchString(s) && !strings.HasPrefix(s, "-"):
+	case durationShape.Get().MatchString(s) && !strings.HasPrefix(s, "-"):
 		// Well formed, but more than a Duration holds, like 1e10 seconds.
 		return 0, fmt.Errorf("%q is too large to be a duration (the most is about 292 years)", s)
-	case durationShape().MatchString(s):
+	case durationShape.Get().MatchString(s):
 		return 0, fmt.Errorf("%q is not positive", s)
 	}
 	return 0, fmt.Errorf("%q is not a Go duration", s)
@@ -89,9 +88,7 @@ func Parse(s string) (time.Duration, error) {
 // large for a Duration from one that is no duration at all: both are
 // its "invalid duration". Compiled at first use (an error's), not by every
 // run's package initialisation.
-var durationShape = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
-})
+var durationShape = lazy.Regexp{Expr: `^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`}
 
 // DecodeSeconds reads a JSON number of seconds, as a hooks.json handler
 // writes its timeout, and bounds it. Any other JSON value is an error.

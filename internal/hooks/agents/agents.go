@@ -20,6 +20,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
@@ -63,8 +64,10 @@ type Agent struct {
 	ConfigLocal, ConfigGlobal string
 	// Comments: the agent reads JSON with comments in that file.
 	Comments bool
-	// Events are the events quiver wires, in the order written.
-	Events []Event
+	// events are the events quiver wires, in the order written (Events);
+	// eventsFrom builds them at first use instead.
+	events     []Event
+	eventsFrom *lazy.Value[[]Event]
 	// TimeoutUnit is the unit of the agent's timeout field.
 	TimeoutUnit time.Duration
 	// SkillsDir is where the agent reads skills (relative to the project
@@ -121,7 +124,7 @@ type Agent struct {
 	// whole, calling quiver (command, allowRewrites) at each event.
 	// quiver records its hash, and replaces or removes it only while it
 	// is unchanged; keys, entry and Settings are unused.
-	hookFile func(command string, allowRewrites bool) []byte
+	hookFile func(a *Agent, command string, allowRewrites bool) []byte
 
 	// parts plans what else of the scope's plugins reaches the agent
 	// (parts.go); partFiles are the files it may keep members in for a
@@ -130,8 +133,11 @@ type Agent struct {
 	// removes what the adapter made outside the agent's files when the
 	// agent is removed. All nil for an agent that takes only hooks,
 	// skills and commands.
+	// An agent whose parts are MCP servers only names its format in
+	// mcp instead (planParts, partFilesOf).
 	parts     func(w *Wirer, site Site, d Docs, quiver string) (Plan, error)
 	partFiles func(w *Wirer, site Site) []FileMembers
+	mcp       *mcpFormat
 	cleanup   func(site Site) error
 	// gate says why the agent ignores what quiver wrote for the site
 	// (entry, nil when nothing is recorded) until the user opens a gate
@@ -150,6 +156,14 @@ type Agent struct {
 	// on first use: hook run never needs it.
 	writesOnce sync.Once
 	writes     *regexp.Regexp
+}
+
+// Events are the events quiver wires for the agent, in the order written.
+func (a *Agent) Events() []Event {
+	if a.eventsFrom != nil {
+		return a.eventsFrom.Get()
+	}
+	return a.events
 }
 
 // Dirs are the folders, relative to the project (or to the home folder),
@@ -209,7 +223,7 @@ func (a *Agent) Writes(command string) bool {
 	a.writesOnce.Do(func() {
 		word := `(?:'(?:[^']|'\\'')*'|[^\s']+)`
 		var evs []string
-		for _, ev := range a.Events {
+		for _, ev := range a.Events() {
 			evs = append(evs, regexp.QuoteMeta(ev.Quiver))
 		}
 		a.writes = regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)?(?: --async-(?:elsewhere|only|rewake))? (?:` + strings.Join(evs, "|") + `)$`)
@@ -252,13 +266,13 @@ func (a *Agent) timeoutIn(d time.Duration) int64 { return int64(d / a.TimeoutUni
 // Resolve finds the event a `hook run --format` argument names: quiver's
 // event name (what agent install writes) or the agent's own.
 func (a *Agent) Resolve(name string) (Event, error) {
-	for _, ev := range a.Events {
+	for _, ev := range a.Events() {
 		if ev.Quiver == name || ev.Native == name {
 			return ev, nil
 		}
 	}
 	var names []string
-	for _, ev := range a.Events {
+	for _, ev := range a.Events() {
 		names = append(names, ev.Quiver+" ("+ev.Native+")")
 	}
 	return Event{}, fmt.Errorf("%s has no event %q that quiver answers; want one of %s", a.Title, name, strings.Join(names, ", "))
@@ -312,7 +326,7 @@ func (a *Agent) Decode(arg string, input []byte) (Call, error) {
 	// The event the input names picks among events that share quiver's
 	// (Stop and SubagentStop are both agent_stop).
 	if named := str(in, "hook_event_name"); named != "" && named != ev.Native {
-		for _, other := range a.Events {
+		for _, other := range a.Events() {
 			if other.Native == named && other.Quiver == ev.Quiver {
 				ev = other
 			}

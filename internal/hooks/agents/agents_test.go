@@ -9,7 +9,7 @@ func TestWrites(t *testing.T) {
 		"quiver hook run --format claude before_tool_call":                         true,
 		"/usr/local/bin/quiver hook run --format claude agent_stop":                true,
 		"'/my dir/quiver' hook run --format claude --allow-rewrites session_start": true,
-		Claude.Command("/it's/quiver", Claude.Events[0], false):                    true,
+		Claude.Command("/it's/quiver", Claude.Events()[0], false):                  true,
 		"quiver hook run --format claude --fail-closed before_tool_call":           false,
 		"echo 'quiver hook run --format claude before_tool_call'":                  false,
 		"quiver hook run --format claude turn_end":                                 false,

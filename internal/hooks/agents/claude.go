@@ -17,6 +17,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/hooks/claude"
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -27,11 +28,11 @@ import (
 var Claude = &Agent{
 	Name:         "claude",
 	Title:        "Claude Code",
-	ConfigLocal:  ".claude/settings.json",
-	ConfigGlobal: ".claude/settings.json",
+	ConfigLocal:  claudeSettings,
+	ConfigGlobal: claudeSettings,
 	// Every event of Claude Code's: §8's six always wired, the others
 	// while a hook handles them (wiringConfig).
-	Events:      claudeEvents(),
+	eventsFrom:  &claudeEventList,
 	RootEnv:     []string{"CLAUDE_PROJECT_DIR"},
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".claude/skills",
@@ -42,6 +43,10 @@ var Claude = &Agent{
 	native:      true,
 	decode:      claudeDecode,
 	encode:      claudeEncode,
+	parts:       claudeParts,
+	partFiles:   claudePartFiles,
+	cleanup:     claudeCleanup,
+	caveat:      claudeCaveat,
 }
 
 // hooksArray is where Claude-shaped configurations (Claude, Codex,
@@ -77,11 +82,14 @@ func claudeGroup(a *Agent, ev Event, command string, timeout time.Duration, fiel
 	return marshal(g)
 }
 
-// claudeEvents lists Claude's events with quiver's name for each, §8's
-// six first, in the order of format.Events.
+// claudeEventList is Claude's events with quiver's name for each, §8's
+// six first, in the order of format.Events: derived from format's table
+// at first use.
+var claudeEventList = lazy.Value[[]Event]{New: claudeEvents}
+
 func claudeEvents() []Event {
 	var out []Event
-	for _, name := range format.Events {
+	for _, name := range format.Events() {
 		e, _ := format.Lookup(name)
 		for _, native := range e.Claude {
 			out = append(out, Event{Native: native, Quiver: name})
@@ -257,11 +265,6 @@ func withKeys(obj []byte, extra map[string]json.RawMessage) json.RawMessage {
 // from the marketplace's folder; enabledPlugins in a project's
 // .claude/settings.local.json is active in that project only.
 
-func init() {
-	Claude.parts, Claude.partFiles, Claude.cleanup = claudeParts, claudePartFiles, claudeCleanup
-	Claude.caveat = claudeCaveat
-}
-
 // claudeCaveat: with --allow-rewrites quiver answers a rewrite with
 // permissionDecision "allow", which Claude Code (2.1.328, measured)
 // takes as the user's approval: the rewritten call runs without asking,
@@ -287,7 +290,11 @@ func claudeMarket(s plugins.Scope) (name, dir string) {
 // known; claudeEnabled the file that enables the scope's plugins: the
 // user's for the user's plugins, the project's personal settings (not
 // committed) for the project's, so they are active in that project only.
-func claudeUserSettings(w *Wirer) string { return filepath.Join(w.Home, Claude.ConfigGlobal) }
+// claudeSettings is Claude Code's settings file, in a project and in the
+// home folder alike.
+const claudeSettings = ".claude/settings.json"
+
+func claudeUserSettings(w *Wirer) string { return filepath.Join(w.Home, claudeSettings) }
 
 func claudeEnabled(w *Wirer, site Site) string {
 	if site.Scope.Location == plugins.Global {
@@ -297,7 +304,7 @@ func claudeEnabled(w *Wirer, site Site) string {
 }
 
 func claudePartFiles(w *Wirer, site Site) []FileMembers {
-	return []FileMembers{{Path: claudeUserSettings(w), Comments: Claude.Comments}, {Path: claudeEnabled(w, site), Comments: Claude.Comments}}
+	return []FileMembers{{Path: claudeUserSettings(w), Comments: site.Agent.Comments}, {Path: claudeEnabled(w, site), Comments: site.Agent.Comments}}
 }
 
 func claudeCleanup(site Site) error {

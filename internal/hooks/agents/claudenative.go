@@ -99,7 +99,7 @@ func nativeElements(ag *Agent, ns []discovery.ClaudeNative) []wiring.Element {
 // nativeKeys is the array of ag's configuration that holds the native
 // event's handlers, if ag has that event.
 func nativeKeys(ag *Agent, native string) ([]string, bool) {
-	for _, ev := range ag.Events {
+	for _, ev := range ag.Events() {
 		if ev.Native == native {
 			return ag.keys(ev), true
 		}

@@ -3,16 +3,15 @@ package agents
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -26,7 +25,7 @@ var Codex = &Agent{
 	Title:        "Codex",
 	ConfigLocal:  ".codex/hooks.json",
 	ConfigGlobal: ".codex/hooks.json",
-	Events: []Event{
+	events: []Event{
 		{"SessionStart", sessionStart},
 		{"PreToolUse", beforeToolCall},
 		{"PostToolUse", afterToolCall},
@@ -45,6 +44,9 @@ var Codex = &Agent{
 	entry:       matcherGroup,
 	decode:      claudeDecode,
 	encode:      codexEncode,
+	mcp:         &codexMCP,
+	gate:        codexGate,
+	caveat:      codexCaveat,
 }
 
 func codexEncode(c Call, r *hooks.Result, o Options) Answer {
@@ -88,18 +90,12 @@ func codexEncode(c Call, r *hooks.Result, o Options) Answer {
 // tables (a project's is read only in a project Codex trusts, codexGate),
 // expands no variables, and starts a stdio server with a cleared
 // environment: a variable reaches it only when env_vars names it.
-var codexMCP = &mcpFormat{
+var codexMCP = mcpFormat{
 	Local: ".codex/config.toml", Global: ".codex/config.toml",
 	Keys: []string{"mcp_servers"}, TOML: true, Clears: true,
 	Order:  []string{"command", "args", "url"},
 	Stdio:  codexStdio,
 	Remote: codexRemote,
-}
-
-func init() {
-	withMCP(Codex, codexMCP)
-	Codex.gate = codexGate
-	Codex.caveat = codexCaveat
 }
 
 // codexCaveat: Codex (0.169, measured) runs a hook of .codex/hooks.json or
@@ -150,8 +146,8 @@ func codexStdio(argv []string, env map[string]string) map[string]any {
 // oneVar matches a value that is exactly one variable; bearerVar an
 // Authorization header of a bearer token in one.
 var (
-	oneVar    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`) })
-	bearerVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$`) })
+	oneVar    = lazy.Regexp{Expr: `^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`}
+	bearerVar = lazy.Regexp{Expr: `^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$`}
 )
 
 // codexRemote writes a streamable HTTP server (Codex has no SSE client):
@@ -169,11 +165,11 @@ func codexRemote(kind, url string, headers map[string]string) (map[string]any, s
 	m := map[string]any{"url": url}
 	plain, fromEnv := map[string]string{}, map[string]string{}
 	for h, v := range headers {
-		if sub := bearerVar().FindStringSubmatch(v); sub != nil && strings.EqualFold(h, "Authorization") {
+		if sub := bearerVar.Get().FindStringSubmatch(v); sub != nil && strings.EqualFold(h, "Authorization") {
 			m["bearer_token_env_var"] = sub[1]
 			continue
 		}
-		if sub := oneVar().FindStringSubmatch(v); sub != nil {
+		if sub := oneVar.Get().FindStringSubmatch(v); sub != nil {
 			fromEnv[h] = sub[1]
 			continue
 		}

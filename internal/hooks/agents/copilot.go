@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tailscale/hujson"
+
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
-	"github.com/tailscale/hujson"
 )
 
 // Copilot is GitHub Copilot CLI (@github/copilot): a hook file of its own
@@ -24,7 +26,7 @@ var Copilot = &Agent{
 	Title:        "GitHub Copilot CLI",
 	ConfigLocal:  ".github/hooks/quiver.json",
 	ConfigGlobal: ".copilot/hooks/quiver.json",
-	Events: []Event{
+	events: []Event{
 		{"sessionStart", sessionStart},
 		{"preToolUse", beforeToolCall},
 		{"postToolUse", afterToolCall},
@@ -52,6 +54,9 @@ var Copilot = &Agent{
 	entry:       copilotHandler,
 	decode:      copilotDecode,
 	encode:      copilotEncode,
+	parts:       copilotParts,
+	partFiles:   copilotPartFiles,
+	gate:        copilotGate,
 }
 
 func copilotHandler(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {
@@ -140,19 +145,21 @@ func copilotEncode(c Call, r *hooks.Result, o Options) Answer {
 
 // copilotTools maps Claude Code's tool names to the aliases Copilot's
 // custom agents take (GitHub's custom-agents-configuration reference).
-var copilotTools = map[string]string{
-	"Bash": "execute", "Read": "read", "NotebookRead": "read",
-	"Edit": "edit", "MultiEdit": "edit", "Write": "edit", "NotebookEdit": "edit",
-	"Grep": "search", "Glob": "search", "Task": "agent",
-	"WebSearch": "web", "WebFetch": "web", "TodoWrite": "todo",
-}
+var copilotTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"Bash": "execute", "Read": "read", "NotebookRead": "read",
+		"Edit": "edit", "MultiEdit": "edit", "Write": "edit", "NotebookEdit": "edit",
+		"Grep": "search", "Glob": "search", "Task": "agent",
+		"WebSearch": "web", "WebFetch": "web", "TodoWrite": "todo",
+	}
+}}
 
 // copilotSubagent writes a subagent as a Copilot custom agent: name,
 // description (required) and tools in Copilot's aliases; the rest of
 // Claude's frontmatter (model names Copilot does not know, color, ...) is
 // dropped, since Copilot only warns about keys it ignores.
 func copilotSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
-	return toolsSubagent("Copilot", name, copilotTools, fm, body)
+	return toolsSubagent("Copilot", name, copilotTools.Get(), fm, body)
 }
 
 // copilotMCP: .github/mcp.json (Copilot's .mcp.json is Claude's too) and
@@ -193,18 +200,17 @@ var copilotLSP = &lspFormat{
 	},
 }
 
-func init() {
-	Copilot.parts = func(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
-		plan := mcpParts(w, site, d, copilotMCP, quiver)
-		lsp := copilotLSP.parts(site, d, quiver)
-		plan.Files = append(plan.Files, lsp.Files...)
-		plan.Missed = append(plan.Missed, lsp.Missed...)
-		return plan, nil
-	}
-	Copilot.partFiles = func(w *Wirer, site Site) []FileMembers {
-		return []FileMembers{{Path: copilotMCP.file(site)}, {Path: copilotLSP.file(site)}}
-	}
-	Copilot.gate = copilotGate
+// copilotParts: its MCP servers, then its LSP servers.
+func copilotParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
+	plan := mcpParts(w, site, d, copilotMCP, quiver)
+	lsp := copilotLSP.parts(site, d, quiver)
+	plan.Files = append(plan.Files, lsp.Files...)
+	plan.Missed = append(plan.Missed, lsp.Missed...)
+	return plan, nil
+}
+
+func copilotPartFiles(w *Wirer, site Site) []FileMembers {
+	return []FileMembers{{Path: copilotMCP.file(site)}, {Path: copilotLSP.file(site)}}
 }
 
 // copilotGate says when Copilot CLI will not read what quiver wrote in a

@@ -16,7 +16,7 @@ var Cursor = &Agent{
 	Title:        "Cursor",
 	ConfigLocal:  ".cursor/hooks.json",
 	ConfigGlobal: ".cursor/hooks.json",
-	Events: []Event{
+	events: []Event{
 		{"sessionStart", sessionStart},
 		{"preToolUse", beforeToolCall},
 		{"postToolUse", afterToolCall},
@@ -37,6 +37,7 @@ var Cursor = &Agent{
 	entry:       cursorHandler,
 	decode:      cursorDecode,
 	encode:      cursorEncode,
+	mcp:         &cursorMCP,
 }
 
 // cursorSubagent keeps what Cursor's subagents take of Claude's
@@ -151,7 +152,7 @@ func cursorEncode(c Call, r *hooks.Result, o Options) Answer {
 }
 
 // cursorMCP: Cursor's .cursor/mcp.json, with ${env:VAR} references.
-var cursorMCP = &mcpFormat{
+var cursorMCP = mcpFormat{
 	Local: ".cursor/mcp.json", Global: ".cursor/mcp.json",
 	Keys:  []string{"mcpServers"},
 	Ref:   func(name string) string { return "${env:" + name + "}" },
@@ -160,5 +161,3 @@ var cursorMCP = &mcpFormat{
 		return standardRemote(url, headers), ""
 	},
 }
-
-func init() { withMCP(Cursor, cursorMCP) }

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailscale/hujson"
+
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
-	"github.com/tailscale/hujson"
 )
 
 // Gemini is Google's Gemini CLI: Claude's configuration shape in
@@ -25,7 +26,7 @@ var Gemini = &Agent{
 	ConfigLocal:  ".gemini/settings.json",
 	ConfigGlobal: ".gemini/settings.json",
 	Comments:     true,
-	Events: []Event{
+	events: []Event{
 		{"SessionStart", sessionStart},
 		{"BeforeTool", beforeToolCall},
 		{"AfterTool", afterToolCall},
@@ -51,11 +52,14 @@ var Gemini = &Agent{
 	entry:         geminiGroup,
 	decode:        geminiDecode,
 	encode:        geminiEncode,
+	mcp:           &geminiMCP,
+	gate:          geminiGate,
+	caveat:        geminiCaveat,
 }
 
 // geminiMCP: Gemini keeps servers beside its hooks, in settings.json,
 // and expands $VAR and ${VAR} there (not ${VAR:-default}).
-var geminiMCP = &mcpFormat{
+var geminiMCP = mcpFormat{
 	Local: ".gemini/settings.json", Global: ".gemini/settings.json",
 	Keys: []string{"mcpServers"}, Comments: true,
 	Ref:   func(name string) string { return "${" + name + "}" },
@@ -63,12 +67,6 @@ var geminiMCP = &mcpFormat{
 	Remote: func(kind, url string, headers map[string]string) (map[string]any, string) {
 		return withType(kind, standardRemote(url, headers)), ""
 	},
-}
-
-func init() {
-	withMCP(Gemini, geminiMCP)
-	Gemini.gate = geminiGate
-	Gemini.caveat = geminiCaveat
 }
 
 // geminiCaveat: headless, gemini -p (0.61, measured, with --yolo or
@@ -197,7 +195,7 @@ func geminiGate(w *Wirer, site Site, entry *wiring.AgentRecord) string {
 		}
 		var waiting []string
 		for _, l := range entry.Links {
-			if filepath.Dir(filepath.FromSlash(l.Path)) != filepath.FromSlash(Gemini.AgentsDir) {
+			if filepath.Dir(filepath.FromSlash(l.Path)) != filepath.FromSlash(site.Agent.AgentsDir) {
 				continue
 			}
 			data, err := safefs.ReadFile(filepath.Join(site.Base, filepath.FromSlash(l.Path)), maxDoc)

@@ -373,16 +373,31 @@ func standardRemote(url string, headers map[string]string) map[string]any {
 	return m
 }
 
-// withMCP gives an agent whose plugin parts are MCP servers only its
-// parts functions.
-func withMCP(a *Agent, f *mcpFormat) {
-	a.parts = func(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
-		return mcpParts(w, site, d, f, quiver), nil
+// planParts plans the plugin parts that reach the agent (Agent.parts):
+// its adapter's plan, or for an agent whose parts are MCP servers only,
+// its MCP file's.
+func (a *Agent) planParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
+	switch {
+	case a.parts != nil:
+		return a.parts(w, site, d, quiver)
+	case a.mcp != nil:
+		return mcpParts(w, site, d, a.mcp, quiver), nil
 	}
-	a.partFiles = func(w *Wirer, site Site) []FileMembers {
-		if file := f.file(site); file != "" {
-			return []FileMembers{{Path: file, Comments: f.Comments, TOML: f.TOML}}
+	return Plan{}, nil
+}
+
+// hasPartFiles reports an agent that keeps plugin parts in files of its
+// own; partFilesOf lists them for a site (Agent.partFiles).
+func (a *Agent) hasPartFiles() bool { return a.partFiles != nil || a.mcp != nil }
+
+func (a *Agent) partFilesOf(w *Wirer, site Site) []FileMembers {
+	if a.partFiles != nil {
+		return a.partFiles(w, site)
+	}
+	if a.mcp != nil {
+		if file := a.mcp.file(site); file != "" {
+			return []FileMembers{{Path: file, Comments: a.mcp.Comments, TOML: a.mcp.TOML}}
 		}
-		return nil
 	}
+	return nil
 }

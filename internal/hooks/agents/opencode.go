@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
@@ -28,7 +27,7 @@ var OpenCode = &Agent{
 	Title:        "OpenCode",
 	ConfigLocal:  ".opencode/plugins/quiver.js",
 	ConfigGlobal: ".config/opencode/plugins/quiver.js",
-	Events: []Event{
+	events: []Event{
 		{"session.created", sessionStart},
 		{"tool.execute.before", beforeToolCall},
 		{"tool.execute.after", afterToolCall},
@@ -48,10 +47,13 @@ var OpenCode = &Agent{
 	AgentSuffix: ".md",
 	User: &Dirs{Skills: ".agents/skills", SkillsToo: []string{".claude/skills"},
 		Commands: ".config/opencode/commands", Agents: ".config/opencode/agents"},
-	command:  opencodeCommand,
-	subagent: opencodeSubagent,
-	decode:   opencodeDecode,
-	encode:   opencodeEncode,
+	command:   opencodeCommand,
+	subagent:  opencodeSubagent,
+	decode:    opencodeDecode,
+	encode:    opencodeEncode,
+	hookFile:  opencodePlugin,
+	parts:     opencodeParts,
+	partFiles: opencodePartFiles,
 }
 
 // opencodeLSP: the lsp key of the same opencode.json, {command: [argv],
@@ -104,20 +106,19 @@ var opencodeMCP = &mcpFormat{
 	},
 }
 
-func init() {
-	OpenCode.hookFile = opencodePlugin
-	OpenCode.parts = func(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
-		plan := mcpParts(w, site, d, opencodeMCP, quiver)
-		lsp := opencodeLSP.parts(site, d, quiver)
-		for _, f := range lsp.Files {
-			plan.add(f.Path, f.Members...)
-		}
-		plan.Missed = append(plan.Missed, lsp.Missed...)
-		return plan, nil
+// opencodeParts: its MCP servers, then its LSP servers in the same file.
+func opencodeParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
+	plan := mcpParts(w, site, d, opencodeMCP, quiver)
+	lsp := opencodeLSP.parts(site, d, quiver)
+	for _, f := range lsp.Files {
+		plan.add(f.Path, f.Members...)
 	}
-	OpenCode.partFiles = func(w *Wirer, site Site) []FileMembers {
-		return []FileMembers{{Path: opencodeMCP.file(site), Comments: true}}
-	}
+	plan.Missed = append(plan.Missed, lsp.Missed...)
+	return plan, nil
+}
+
+func opencodePartFiles(w *Wirer, site Site) []FileMembers {
+	return []FileMembers{{Path: opencodeMCP.file(site), Comments: true}}
 }
 
 // opencodeDecode reads what quiver's plugin sends: the session, the
@@ -215,16 +216,18 @@ func opencodeCommand(fm map[string]any, body, name string) ([]byte, []string, er
 }
 
 // opencodeTools maps Claude Code's tools to OpenCode's permissions.
-var opencodeTools = map[string]string{
-	"Read": "read", "Write": "edit", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
-	"Glob": "glob", "Grep": "grep", "LS": "list", "Bash": "bash", "Task": "task",
-	"WebFetch": "webfetch", "WebSearch": "websearch", "TodoWrite": "todowrite", "Skill": "skill",
-}
+var opencodeTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"Read": "read", "Write": "edit", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
+		"Glob": "glob", "Grep": "grep", "LS": "list", "Bash": "bash", "Task": "task",
+		"WebFetch": "webfetch", "WebSearch": "websearch", "TodoWrite": "todowrite", "Skill": "skill",
+	}
+}}
 
 // opencodeColors are the theme colors OpenCode takes beside #RRGGBB.
 var (
 	opencodeColors = []string{"primary", "secondary", "accent", "success", "warning", "error", "info"}
-	hexColor       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#[0-9a-fA-F]{6}$`) })
+	hexColor       = lazy.Regexp{Expr: `^#[0-9a-fA-F]{6}$`}
 )
 
 // opencodeSubagent writes a subagent in OpenCode's schema, which refuses
@@ -252,7 +255,7 @@ func opencodeSubagent(fm map[string]any, body, name string) ([]byte, []string, e
 		switch k {
 		case "name", "description":
 		case "color":
-			if c, _ := v.(string); hexColor().MatchString(c) || slices.Contains(opencodeColors, c) {
+			if c, _ := v.(string); hexColor.Get().MatchString(c) || slices.Contains(opencodeColors, c) {
 				out.Color = c
 			} else {
 				dropped = append(dropped, k)
@@ -260,20 +263,20 @@ func opencodeSubagent(fm map[string]any, body, name string) ([]byte, []string, e
 		case "tools":
 			allowed := map[string]bool{}
 			for _, t := range toolList(v) {
-				if o, ok := opencodeTools[t]; ok {
+				if o, ok := opencodeTools.Get()[t]; ok {
 					allowed[o] = true
 				} else {
 					dropped = append(dropped, "tool "+t)
 				}
 			}
-			for _, o := range opencodeTools {
+			for _, o := range opencodeTools.Get() {
 				if !allowed[o] {
 					deny[o] = true
 				}
 			}
 		case "disallowedTools":
 			for _, t := range toolList(v) {
-				if o, ok := opencodeTools[t]; ok {
+				if o, ok := opencodeTools.Get()[t]; ok {
 					deny[o] = true
 				} else {
 					dropped = append(dropped, "disallowed tool "+t)
@@ -295,7 +298,7 @@ func opencodeSubagent(fm map[string]any, body, name string) ([]byte, []string, e
 // opencodePlugin is the plugin quiver writes for OpenCode: the quiver to
 // run is a JSON string in the program and each call an argument list,
 // never a shell line, so no path can inject code.
-func opencodePlugin(command string, allowRewrites bool) []byte {
+func opencodePlugin(a *Agent, command string, allowRewrites bool) []byte {
 	args := []string{"hook", "run", "--format", "opencode"}
 	if allowRewrites {
 		args = append(args, "--allow-rewrites")
@@ -303,8 +306,8 @@ func opencodePlugin(command string, allowRewrites bool) []byte {
 	r := strings.NewReplacer(
 		"{{QUIVER}}", string(marshal(command)),
 		"{{ARGS}}", string(marshal(args)),
-		"{{TIMEOUT}}", fmt.Sprint(OpenCode.timeoutIn(Timeout)),
-		"{{HEADER}}", hookFileHeader+`: OpenCode runs "quiver `+OpenCode.Marker()+` EVENT" through this plugin.`,
+		"{{TIMEOUT}}", fmt.Sprint(a.timeoutIn(Timeout)),
+		"{{HEADER}}", hookFileHeader+`: OpenCode runs "quiver `+a.Marker()+` EVENT" through this plugin.`,
 	)
 	return []byte(r.Replace(opencodePluginSource))
 }

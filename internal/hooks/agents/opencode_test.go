@@ -122,7 +122,7 @@ user_message_send:*) echo '{"context":"[h] prompt"}' ;;
 esac
 `), 0o755)
 	plugin := filepath.Join(dir, "quiver.mjs")
-	os.WriteFile(plugin, opencodePlugin(fake, false), 0o644)
+	os.WriteFile(plugin, opencodePlugin(OpenCode, fake, false), 0o644)
 	driver := filepath.Join(dir, "driver.mjs")
 	os.WriteFile(driver, []byte(`import { QuiverHooks } from "./quiver.mjs";
 const out = (k, v) => console.log(JSON.stringify([k, v]));
@@ -188,7 +188,7 @@ func TestOpenCodePluginQuotesQuiver(t *testing.T) {
 	dir := t.TempDir()
 	pwned := filepath.Join(dir, "pwned")
 	evil := "/x\"; require('fs').writeFileSync(" + string(marshal(pwned)) + ", ''); //\n`${process.exit(3)}`</script>\u2028"
-	os.WriteFile(filepath.Join(dir, "quiver.mjs"), opencodePlugin(evil, false), 0o644)
+	os.WriteFile(filepath.Join(dir, "quiver.mjs"), opencodePlugin(OpenCode, evil, false), 0o644)
 	os.WriteFile(filepath.Join(dir, "driver.mjs"), []byte(`import { QuiverHooks } from "./quiver.mjs";
 const h = await QuiverHooks({ directory: process.argv[2], worktree: process.argv[2] });
 const output = { args: { command: "ls" } };

@@ -71,8 +71,8 @@ func (w *Wirer) syncParts(site Site, entry *wiring.AgentRecord, plan Plan) error
 	// whether or not the plan still names it: a file that no longer gets
 	// members is emptied of quiver's in its own format.
 	allowed := map[string]FileMembers{}
-	if ag.partFiles != nil {
-		for _, f := range ag.partFiles(w, site) {
+	if ag.hasPartFiles() {
+		for _, f := range ag.partFilesOf(w, site) {
 			allowed[f.Path] = FileMembers{Path: f.Path, Comments: f.Comments, TOML: f.TOML}
 		}
 	}

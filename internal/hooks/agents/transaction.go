@@ -290,7 +290,7 @@ func wiringConfig(ag *Agent, command string, allowRewrites bool, u Uses) wiring.
 	ordinary := func(el json.RawMessage) bool {
 		return wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && !backgroundCommand(cmd) })
 	}
-	for _, ev := range ag.Events {
+	for _, ev := range ag.Events() {
 		use := u.of(ev)
 		wired := use.Listens || core(ev)
 		if ag.asyncEntry == nil {
@@ -518,7 +518,7 @@ func isHookFile(ag *Agent, data []byte) bool {
 // there is someone else's (neither what quiver recorded writing nor what
 // it would write now).
 func installHookFile(site Site, prev *wiring.AgentRecord, data []byte, existed bool, o InstallOptions) (wiring.Change, error) {
-	want := site.Agent.hookFile(o.Command, o.AllowRewrites)
+	want := site.Agent.hookFile(site.Agent, o.Command, o.AllowRewrites)
 	if existed && !bytes.Equal(data, want) && (prev == nil || prev.Hash != wiring.DataHash(data)) {
 		return wiring.Change{}, errors.New("it is not the program quiver wrote there (someone else's, or edited since)")
 	}
@@ -530,7 +530,7 @@ func installHookFile(site Site, prev *wiring.AgentRecord, data []byte, existed b
 func (w *Wirer) uninstallHookFile(site Site, prev *wiring.AgentRecord, data []byte) wiring.Change {
 	ours := prev != nil && prev.Hash == wiring.DataHash(data)
 	for _, rewrites := range []bool{false, true} {
-		ours = ours || bytes.Equal(data, site.Agent.hookFile("quiver", rewrites))
+		ours = ours || bytes.Equal(data, site.Agent.hookFile(site.Agent, "quiver", rewrites))
 	}
 	if ours {
 		return wiring.Change{Delete: true, Changed: true}
@@ -623,11 +623,9 @@ func (w *Wirer) syncItems(site Site, rec *wiring.Record) ([]string, error) {
 		return nil, err
 	}
 	d = w.docsFor(site, d)
-	var plan Plan
-	if site.Agent.parts != nil {
-		if plan, err = site.Agent.parts(w, site, d, cmp.Or(entry.Command, "quiver")); err != nil {
-			return nil, err
-		}
+	plan, err := site.Agent.planParts(w, site, d, cmp.Or(entry.Command, "quiver"))
+	if err != nil {
+		return nil, err
 	}
 	partsErr := w.syncParts(site, entry, plan)
 	var skills, recipes []wiring.Item
@@ -996,7 +994,7 @@ func WiredIn(ag *Agent, data []byte) (bool, string) {
 	// another event's answer, or only the background handlers (which
 	// decide nothing), would leave the agent's guards unwired while agent
 	// list said otherwise.
-	for _, ev := range ag.Events {
+	for _, ev := range ag.Events() {
 		elems, err := d.Array(ag.keys(ev)...)
 		if err != nil {
 			return false, err.Error()

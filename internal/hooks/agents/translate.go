@@ -3,15 +3,14 @@ package agents
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -168,14 +167,14 @@ func frontmatter(data []byte) (map[string]any, string) {
 		if line == "---" {
 			return fm, strings.Join(lines[i+1:], "")
 		}
-		if m := looseField().FindStringSubmatch(line); m != nil {
+		if m := looseField.Get().FindStringSubmatch(line); m != nil {
 			fm[m[1]] = strings.Trim(strings.TrimSpace(m[2]), `"'`)
 		}
 	}
 	return map[string]any{}, text
 }
 
-var looseField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*):(.*)$`) })
+var looseField = lazy.Regexp{Expr: `^([A-Za-z_][A-Za-z0-9_-]*):(.*)$`}
 
 func flatName(name string) string { return strings.ReplaceAll(name, "/", "-") }
 
@@ -191,7 +190,7 @@ func geminiCommand(fm map[string]any, body, name string) ([]byte, []string, erro
 	}
 	slices.Sort(dropped)
 	prompt := strings.ReplaceAll(body, "$ARGUMENTS", "{{args}}")
-	if positional().MatchString(prompt) {
+	if positional.Get().MatchString(prompt) {
 		prompt = "Arguments: {{args}}\n\n" + prompt
 	}
 	var b bytes.Buffer
@@ -202,7 +201,7 @@ func geminiCommand(fm map[string]any, body, name string) ([]byte, []string, erro
 	return b.Bytes(), dropped, nil
 }
 
-var positional = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[1-9]\b`) })
+var positional = lazy.Regexp{Expr: `\$[1-9]\b`}
 
 // tomlString is s as a TOML basic string.
 func tomlString(s string) string {
@@ -227,10 +226,13 @@ func tomlString(s string) string {
 	return b.String()
 }
 
-// readOnlyTools are Claude Code's tools that change nothing.
-var readOnlyTools = map[string]bool{
-	"Read": true, "Grep": true, "Glob": true, "LS": true, "WebFetch": true, "WebSearch": true,
-	"NotebookRead": true, "TodoWrite": true, "Task": true, "BashOutput": true,
+// readOnlyTool reports Claude Code's tools that change nothing.
+func readOnlyTool(name string) bool {
+	switch name {
+	case "Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "NotebookRead", "TodoWrite", "Task", "BashOutput":
+		return true
+	}
+	return false
 }
 
 // readOnly reports a tools field that names tools and none that changes
@@ -238,7 +240,7 @@ var readOnlyTools = map[string]bool{
 func readOnly(v any) bool {
 	tools := toolList(v)
 	for _, t := range tools {
-		if !readOnlyTools[t] {
+		if !readOnlyTool(t) {
 			return false
 		}
 	}
@@ -247,17 +249,19 @@ func readOnly(v any) bool {
 
 // geminiTools maps Claude Code's tool names to Gemini CLI's (from its
 // bundle, 0.61).
-var geminiTools = map[string]string{
-	"Read": "read_file", "Write": "write_file", "Edit": "replace", "MultiEdit": "replace",
-	"Grep": "grep_search", "Glob": "glob", "LS": "list_directory", "Bash": "run_shell_command",
-	"WebFetch": "web_fetch", "WebSearch": "google_web_search",
-}
+var geminiTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"Read": "read_file", "Write": "write_file", "Edit": "replace", "MultiEdit": "replace",
+		"Grep": "grep_search", "Glob": "glob", "LS": "list_directory", "Bash": "run_shell_command",
+		"WebFetch": "web_fetch", "WebSearch": "google_web_search",
+	}
+}}
 
 // geminiSubagent writes a subagent in Gemini's strict schema (unknown
 // keys stop Gemini from loading it): name (lowercase, [a-z0-9-_]),
 // description, tools in Gemini's names; the rest is dropped.
 func geminiSubagent(fm map[string]any, body, name string) ([]byte, []string, error) {
-	return toolsSubagent("Gemini", geminiName(name), geminiTools, fm, body)
+	return toolsSubagent("Gemini", geminiName(name), geminiTools.Get(), fm, body)
 }
 
 // toolsSubagent writes a subagent for an agent whose subagents take
@@ -337,9 +341,9 @@ func toolList(v any) []string {
 	return out
 }
 
-var notGeminiName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
+var notGeminiName = lazy.Regexp{Expr: `[^a-z0-9_-]+`}
 
 // geminiName is a file name as Gemini's agent names must be.
 func geminiName(name string) string {
-	return strings.Trim(notGeminiName().ReplaceAllString(strings.ToLower(name), "-"), "-")
+	return strings.Trim(notGeminiName.Get().ReplaceAllString(strings.ToLower(name), "-"), "-")
 }

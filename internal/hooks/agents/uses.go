@@ -135,7 +135,7 @@ func (u Uses) of(ev Event) Use {
 // core reports §8's six events, which quiver always wires: a hook a
 // `git pull` brings for them runs at once, without a sync.
 func core(ev Event) bool {
-	return slices.Contains(format.Events[:6], ev.Quiver)
+	return slices.Contains(format.Events()[:6], ev.Quiver)
 }
 
 // minEntryTimeout is the least an entry of any event but session_end
@@ -176,7 +176,7 @@ func (u Use) Overlong(ev Event) bool {
 // wired counts the events of ag that call quiver and names those whose
 // hooks may together run longer than the agent waits for one entry.
 func (u Uses) wired(ag *Agent) (n int, overlong []string) {
-	for _, ev := range ag.Events {
+	for _, ev := range ag.Events() {
 		use := u.of(ev)
 		if ag.hookFile != nil || use.Listens || core(ev) {
 			n++
@@ -222,7 +222,7 @@ func Unwired(ctx context.Context, ag *Agent, o discovery.Options, home string) [
 		}
 	}
 	var missing []string
-	for _, ev := range ag.Events {
+	for _, ev := range ag.Events() {
 		if core(ev) || !want.of(ev).Listens || calls(ag, ev, docs) {
 			continue
 		}

@@ -119,7 +119,7 @@ func (w *Wirer) entryDrift(site Site, entry *wiring.AgentRecord) []audit.Finding
 	}
 	command := cmp.Or(entry.Command, "quiver")
 	if ag.hookFile != nil {
-		if wiring.DataHash(data) != entry.Hash && !bytes.Equal(data, ag.hookFile(command, entry.AllowRewrites)) {
+		if wiring.DataHash(data) != entry.Hash && !bytes.Equal(data, ag.hookFile(ag, command, entry.AllowRewrites)) {
 			return finding(RuleAgentEntriesChanged, "%s's hooks program is not the one quiver wrote (edited since); %s writes it again once you remove it", ag.Title, fix)
 		}
 		return nil
@@ -138,7 +138,7 @@ func (w *Wirer) entryDrift(site Site, entry *wiring.AgentRecord) []audit.Finding
 		u = d.usesFor(site.Scope.Location)
 	}
 	var missing, changed []string
-	for _, ev := range ag.Events {
+	for _, ev := range ag.Events() {
 		if (core(ev) || u.of(ev).Listens) && !calls(ag, ev, []*wiring.Doc{doc}) {
 			missing = append(missing, ev.Native)
 		}
@@ -178,7 +178,7 @@ func editedEntries(ag *Agent, doc *wiring.Doc, command string, allowRewrites boo
 	}
 	var arrays []*array
 	byKeys := map[string]*array{}
-	for _, ev := range ag.Events {
+	for _, ev := range ag.Events() {
 		k := strings.Join(ag.keys(ev), "\x00")
 		a := byKeys[k]
 		if a == nil {
@@ -244,11 +244,11 @@ func withoutTimeouts(raw json.RawMessage) string {
 // files (MCP servers, Claude Code's plugin route) with what it recorded
 // writing; only files the adapter names for the site are read.
 func (w *Wirer) memberDrift(site Site, entry *wiring.AgentRecord) []audit.Finding {
-	if site.Agent.partFiles == nil {
+	if !site.Agent.hasPartFiles() {
 		return nil
 	}
 	formats := map[string]FileMembers{}
-	for _, f := range site.Agent.partFiles(w, site) {
+	for _, f := range site.Agent.partFilesOf(w, site) {
 		formats[f.Path] = f
 	}
 	var out []audit.Finding

@@ -64,7 +64,7 @@ func TestDriftCheck(t *testing.T) {
 				expect("program edited", RuleAgentEntriesChanged+" "+rel, "not the one quiver wrote")
 			} else {
 				// One event's entry removed: lost.
-				ev := ag.Events[0]
+				ev := ag.Events()[0]
 				doc, err := wiring.ParseDoc(clean, ag.Comments)
 				if err != nil {
 					t.Fatal(err)

@@ -2,9 +2,9 @@ package claude
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/quiver-cli/quiver/internal/lazy"
 )
 
 // Vars are the variables a Claude handler gets, both in its environment
@@ -43,9 +43,7 @@ func plainValue(v string) bool {
 
 // execVar is a variable Claude Code expands in an exec-form handler's
 // command and args.
-var execVar = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA|user_config\.[^}]+)\}`)
-})
+var execVar = lazy.Regexp{Expr: `\$\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA|user_config\.[^}]+)\}`}
 
 // ExecArgv is an exec-form handler's command line: its command, then its
 // args, each with ${CLAUDE_PROJECT_DIR}, ${CLAUDE_PLUGIN_ROOT},
@@ -56,7 +54,7 @@ var execVar = sync.OnceValue(func() *regexp.Regexp {
 func ExecArgv(command string, args []string, vars, options map[string]string) ([]string, error) {
 	var missing string
 	expand := func(s string) string {
-		return execVar().ReplaceAllStringFunc(s, func(m string) string {
+		return execVar.Get().ReplaceAllStringFunc(s, func(m string) string {
 			name := m[2 : len(m)-1]
 			if key, ok := strings.CutPrefix(name, "user_config."); ok {
 				v, ok := options[key]
@@ -83,10 +81,10 @@ func ExecArgv(command string, args []string, vars, options map[string]string) ([
 // CLAUDE_PLUGIN_OPTION_ and the key upper-cased, each character other
 // than a letter, digit or _ made _, as Claude Code names it.
 func OptionVar(key string) string {
-	return "CLAUDE_PLUGIN_OPTION_" + strings.ToUpper(notWord().ReplaceAllString(key, "_"))
+	return "CLAUDE_PLUGIN_OPTION_" + strings.ToUpper(notWord.Get().ReplaceAllString(key, "_"))
 }
 
-var notWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]`) })
+var notWord = lazy.Regexp{Expr: `[^A-Za-z0-9_]`}
 
 // EnvFileEvent reports the events on which Claude Code gives a handler
 // CLAUDE_ENV_FILE (a file whose `export` lines reach the session's

@@ -2,11 +2,10 @@ package claude
 
 import (
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
 
@@ -17,7 +16,7 @@ func HTTPSkipped(claudeEvent string) bool {
 
 // headerVar is a variable in a header value, as Claude Code finds them:
 // upper-case names only.
-var headerVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)`) })
+var headerVar = lazy.Regexp{Expr: `\$\{([A-Z_][A-Z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)`}
 
 // ignoredHeaders are set by the request itself: a handler's value for
 // them is dropped (Claude Code works out the length from the body).
@@ -41,8 +40,8 @@ func Headers(own map[string]string, allowed []string, getenv func(string) string
 		if slices.ContainsFunc(ignoredHeaders, func(s string) bool { return strings.EqualFold(s, name) }) {
 			continue
 		}
-		v := headerVar().ReplaceAllStringFunc(own[name], func(m string) string {
-			sub := headerVar().FindStringSubmatch(m)
+		v := headerVar.Get().ReplaceAllStringFunc(own[name], func(m string) string {
+			sub := headerVar.Get().FindStringSubmatch(m)
 			name := sub[1] + sub[2]
 			if !slices.Contains(allowed, name) || format.CredentialVar(name) {
 				return ""

@@ -92,7 +92,7 @@ func TestPayloadGoldens(t *testing.T) {
 // claudeEvents lists Claude Code's events from quiver's table.
 func claudeEvents() []string {
 	var out []string
-	for _, name := range format.Events {
+	for _, name := range format.Events() {
 		e, _ := format.Lookup(name)
 		out = append(out, e.Claude...)
 	}

@@ -235,17 +235,22 @@ func read(obj exact.Object) *output {
 // outputKeys and specificKeys are the keys of Claude's output that quiver
 // reads, at the top and in hookSpecificOutput.
 var (
-	outputKeys   = []string{"continue", "suppressOutput", "stopReason", "systemMessage", "decision", "reason", "hookSpecificOutput"}
-	specificKeys = append([]string{"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "updatedMCPToolOutput", "additionalContext"}, passThrough...)
+	outputKeys = []string{"continue", "suppressOutput", "stopReason", "systemMessage", "decision", "reason", "hookSpecificOutput"}
+	// specificKeys: quiver's own, then passThrough's (from
+	// passThroughFrom on), in one list the compiler lays out.
+	specificKeys = []string{
+		"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "updatedMCPToolOutput", "additionalContext",
+		"decision", "updatedToolOutput", "retry", "sessionTitle", "suppressOriginalPrompt", "initialUserMessage", "watchPaths", "reloadSkills", "action", "content", "worktreePath", "displayContent",
+	}
 )
+
+const passThroughFrom = 6
 
 // passThrough are the keys of hookSpecificOutput quiver passes to the
 // agent as they are (Result.AgentOutput), and outputOn the events on
 // which Claude honours each (../shared/notes/claude-hooks.md §A): set on
 // another event, a key has no effect, and the hook's report says so.
-var (
-	passThrough = []string{"decision", "updatedToolOutput", "retry", "sessionTitle", "suppressOriginalPrompt", "initialUserMessage", "watchPaths", "reloadSkills", "action", "content", "worktreePath", "displayContent"}
-)
+func passThrough() []string { return specificKeys[passThroughFrom:] }
 
 // contextEvents are the events whose hookSpecificOutput.additionalContext
 // Claude gives the model.
@@ -470,7 +475,7 @@ func fromJSON(event, claudeEvent string, obj exact.Object, stderr string) Result
 				r.Action, r.Reason = None, ""
 			}
 		}
-		for _, k := range passThrough {
+		for _, k := range passThrough() {
 			v := specific.Last(k).Value
 			if v == nil || isNull(v) {
 				continue

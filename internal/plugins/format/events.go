@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"sync"
+
+	"github.com/quiver-cli/quiver/internal/lazy"
 )
 
 // quiver's lifecycle events a hook can handle: the six of SPEC §8, which
@@ -110,38 +111,33 @@ var events = []Event{
 	{Name: MessageDisplay, Claude: []string{"MessageDisplay"}},
 }
 
-// Events lists quiver's event names in the order the docs present them.
-var Events = func() []string {
-	out := make([]string, len(events))
+// eventIndex is the table's names and indexes, built at first use:
+// nothing runs at start-up for the commands that never look an event up
+// (version, the listings of skills).
+var eventIndex = lazy.Value[eventTables]{New: func() eventTables {
+	t := eventTables{names: make([]string, len(events)), byName: map[string]Event{}, byClaude: map[string]Event{}}
 	for i, e := range events {
-		out[i] = e.Name
-	}
-	return out
-}()
-
-// eventIndex indexes the table by quiver's and by Claude's names, built
-// at first use: nothing runs at start-up for the commands that never look
-// an event up (version, the listings of skills).
-var eventIndex = sync.OnceValues(func() (map[string]Event, map[string]Event) {
-	n, c := map[string]Event{}, map[string]Event{}
-	for _, e := range events {
-		n[e.Name] = e
+		t.names[i] = e.Name
+		t.byName[e.Name] = e
 		for _, ce := range e.Claude {
-			c[ce] = e
+			t.byClaude[ce] = e
 		}
 	}
-	return n, c
-})
+	return t
+}}
 
-func byName() map[string]Event {
-	n, _ := eventIndex()
-	return n
+type eventTables struct {
+	names            []string
+	byName, byClaude map[string]Event
 }
 
-func byClaude() map[string]Event {
-	_, c := eventIndex()
-	return c
-}
+// Events lists quiver's event names in the order the docs present them.
+// The list is shared: callers must not change it.
+func Events() []string { return eventIndex.Get().names }
+
+func byName() map[string]Event { return eventIndex.Get().byName }
+
+func byClaude() map[string]Event { return eventIndex.Get().byClaude }
 
 // Lookup returns quiver's event named name.
 func Lookup(name string) (Event, bool) {
@@ -153,7 +149,7 @@ func Lookup(name string) (Event, bool) {
 // shell completion.
 func EventsStarting(prefix string) []string {
 	var out []string
-	for _, e := range Events {
+	for _, e := range Events() {
 		if strings.HasPrefix(e, prefix) {
 			out = append(out, e)
 		}
@@ -176,7 +172,7 @@ func UnknownEvent(name string) string {
 			return fmt.Sprintf("%q is not a quiver event; did you mean %s?", name, e.Name)
 		}
 	}
-	return fmt.Sprintf("%q is not a quiver event; want one of %s, or another of Claude Code's events in snake_case (docs/hooks.md)", name, strings.Join(Events[:6], ", "))
+	return fmt.Sprintf("%q is not a quiver event; want one of %s, or another of Claude Code's events in snake_case (docs/hooks.md)", name, strings.Join(Events()[:6], ", "))
 }
 
 // ValidEvent reports whether s is one of quiver's events.

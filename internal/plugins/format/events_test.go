@@ -11,7 +11,7 @@ func TestEventsStarting(t *testing.T) {
 	if got := EventsStarting("a"); !slices.Equal(got, []string{AfterToolCall, AgentStop}) {
 		t.Errorf("a: %q", got)
 	}
-	if got := EventsStarting(""); !slices.Equal(got, Events) {
+	if got := EventsStarting(""); !slices.Equal(got, Events()) {
 		t.Errorf("all: %q", got)
 	}
 	if got := EventsStarting("x"); got != nil {

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
+
+	"github.com/quiver-cli/quiver/internal/lazy"
 )
 
 // Bounds on what a handler may carry: hooks.json is another person's file,
@@ -46,7 +46,7 @@ func (h Handler) NeedsClaude() bool {
 
 // userConfigRef is how Claude Code finds ${user_config.K} in a command.
 // Compiled at first use: package initialisation is paid by every run.
-var userConfigRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{user_config\.([^}]+)\}`) })
+var userConfigRef = lazy.Regexp{Expr: `\$\{user_config\.([^}]+)\}`}
 
 // envName reports whether n is a variable name as allowedEnvVars lists
 // it: `^[A-Za-z_][A-Za-z0-9_]{0,127}$`, as a loop (that regexp takes a
@@ -80,7 +80,7 @@ func fieldProblem(h Handler) string {
 			return "command holds a NUL byte"
 		}
 		if !h.Exec() {
-			if m := userConfigRef().FindString(h.Command); m != "" {
+			if m := userConfigRef.Get().FindString(h.Command); m != "" {
 				return fmt.Sprintf("a shell-form command may not use %s: the shell would read the value as code (use \"args\", or read $CLAUDE_PLUGIN_OPTION_<KEY>)", m)
 			}
 			return ""

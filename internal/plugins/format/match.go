@@ -6,7 +6,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/quiver-cli/quiver/internal/lazy"
 )
 
 // Matcher selects values (tool names, a session's source) by Claude's
@@ -121,16 +122,14 @@ func canonicalTool(name string) string {
 
 // ruleForm is compiled on first use: nothing runs at start-up for the
 // many commands that never read a condition.
-var ruleForm = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?s)^([A-Za-z][A-Za-z0-9_-]*)(?:\((.*)\))?$`)
-})
+var ruleForm = lazy.Regexp{Expr: `(?s)^([A-Za-z][A-Za-z0-9_-]*)(?:\((.*)\))?$`}
 
 // ParseCondition parses an `if` rule as Claude does: Tool or
 // Tool(specifier), where an empty specifier or "*" is the tool alone, and
 // in the specifier "\(" and "\)" are parentheses and "\\" a backslash.
 // A closing parenthesis escaped by a backslash does not close the rule.
 func ParseCondition(s string) (*Condition, error) {
-	m := ruleForm().FindStringSubmatch(s)
+	m := ruleForm.Get().FindStringSubmatch(s)
 	if m == nil || escapedAtEnd(m[2]) {
 		return nil, fmt.Errorf("condition %q is not in permission-rule form (Tool or Tool(specifier))", s)
 	}

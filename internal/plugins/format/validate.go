@@ -5,10 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -96,9 +95,7 @@ func Validate(dir string) (findings []Finding, hooks []plugins.Item) {
 }
 
 // pluginRootRef finds the files a command names inside the plugin.
-var pluginRootRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$\{?CLAUDE_PLUGIN_ROOT\}?/([^\s"'$;|&)]+)`)
-})
+var pluginRootRef = lazy.Regexp{Expr: `\$\{?CLAUDE_PLUGIN_ROOT\}?/([^\s"'$;|&)]+)`}
 
 // validateClaude checks the Claude-format parts (SPEC §11): the manifest
 // and its paths, each hook configuration and handler, the files commands
@@ -160,7 +157,7 @@ func validateClaude(dir string, c plugins.Contents, rel func(string) string) []F
 					add("warning", where, "allowedEnvVars lists "+v+", a credential quiver never puts in a header", "give the handler a variable of its own")
 				}
 			}
-			for _, m := range pluginRootRef().FindAllStringSubmatch(strings.Join(append([]string{h.Command}, h.Args...), "\n"), -1) {
+			for _, m := range pluginRootRef.Get().FindAllStringSubmatch(strings.Join(append([]string{h.Command}, h.Args...), "\n"), -1) {
 				target, err := safefs.RelPath(m[1])
 				if err == nil {
 					_, err = os.Stat(filepath.Join(dir, filepath.FromSlash(target)))

@@ -3,9 +3,8 @@ package marketplace
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"sync"
 
+	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
 
@@ -35,9 +34,7 @@ func Namer(override string) plugins.MarketplaceNamer {
 
 // specForm matches PLUGIN@MARKETPLACE; compiled on first use, not at
 // every start.
-var specForm = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([A-Za-z0-9._-]+)@([a-z0-9][a-z0-9-]*)$`)
-})
+var specForm = lazy.Regexp{Expr: `^([A-Za-z0-9._-]+)@([a-z0-9][a-z0-9-]*)$`}
 
 // Job is what plugin add installs for PLUGIN@MARKETPLACE.
 type Job struct {
@@ -53,7 +50,7 @@ type Job struct {
 // Job resolves raw as PLUGIN@MARKETPLACE; ok is false when raw is not of
 // that form.
 func (s *Store) Job(raw string) (j Job, ok bool, err error) {
-	m := specForm().FindStringSubmatch(raw)
+	m := specForm.Get().FindStringSubmatch(raw)
 	if m == nil {
 		return Job{}, false, nil
 	}

@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/quiver-cli/quiver/internal/lazy"
 )
 
 // SyncMembers' contract for a TOML file (Codex's config.toml), where a
@@ -566,12 +566,12 @@ func tomlValue(v any) (string, error) {
 	return strings.TrimSuffix(s, "\n"), nil
 }
 
-var bareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
+var bareKey = lazy.Regexp{Expr: `^[A-Za-z0-9_-]+$`}
 
 // tomlKey writes one key part: bare when TOML allows it, else quoted (a
 // quoted key is a TOML string).
 func tomlKey(k string) string {
-	if bareKey().MatchString(k) {
+	if bareKey.Get().MatchString(k) {
 		return k
 	}
 	s, err := tomlValue(k)
