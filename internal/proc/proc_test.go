@@ -1,10 +1,14 @@
 package proc
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -118,5 +122,64 @@ func TestAdoptKillsAtDeadline(t *testing.T) {
 	a := Adopt(t.Context(), h, time.Now().Add(20*time.Millisecond), Spec{})
 	if !a.TimedOut || a.ExitCode != -1 || a.OutputIncomplete {
 		t.Errorf("adopted past its deadline: %+v", a)
+	}
+}
+
+// TestEndKillsTheGroup: when the timeout passes, or the caller's context
+// ends, Run kills the process's whole group, a child it forked included,
+// and says which it was. The process would otherwise sleep for a minute:
+// this test would hang, not pass.
+func TestEndKillsTheGroup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	t.Run("timeout", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "child")
+		r := Run(t.Context(), Spec{Path: "/bin/sh", Args: []string{"-c", `sleep 60 & echo $! > "$1"; wait`, "sh", pidFile},
+			Timeout: 200 * time.Millisecond})
+		if r.ExitCode != -1 || !r.TimedOut {
+			t.Errorf("exit %d, timed out %v", r.ExitCode, r.TimedOut)
+		}
+		data, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Skipf("the shell was killed before it forked (a slow machine): %v", err)
+		}
+		checkGone(t, data)
+	})
+	t.Run("caller", func(t *testing.T) {
+		// The child's pid comes through a FIFO, which the test reads
+		// before it cancels, as an interrupted quiver cancels its hooks.
+		fifo := filepath.Join(t.TempDir(), "child")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		pid := make(chan []byte, 1)
+		go func() {
+			data, _ := os.ReadFile(fifo)
+			pid <- data
+			cancel()
+		}()
+		r := Run(ctx, Spec{Path: "/bin/sh", Args: []string{"-c", `sleep 60 & echo $! > "$1"; wait`, "sh", fifo}, Timeout: time.Minute})
+		if r.ExitCode != -1 || r.TimedOut {
+			t.Errorf("exit %d, timed out %v", r.ExitCode, r.TimedOut)
+		}
+		checkGone(t, <-pid)
+	})
+}
+
+// checkGone fails unless the process whose pid data holds has ended: at
+// most its zombie is left, for init to reap.
+func checkGone(t *testing.T, data []byte) {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid %q: %v", data, err)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		if state, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !strings.Contains(string(state), ") Z ") {
+			t.Errorf("the hook's child %d still runs: %s", pid, state)
+		}
 	}
 }
