@@ -1,8 +1,9 @@
 // Package proc runs one child process the way quiver runs other people's
 // hooks: in its own process group, with the payload on stdin, stdout and
 // stderr captured up to a bound, and a timeout that kills the whole group.
-// Run returns within the timeout plus WaitDelay even when a grandchild keeps
-// the output pipes open.
+// Run returns within the timeout plus three WaitDelays even when a
+// grandchild keeps the pipes open: one for exec's writer of a payload
+// that no one reads, two for the output (drain).
 package proc
 
 import (
@@ -312,8 +313,13 @@ func (p *Running) killGroup() error {
 		return nil
 	}
 	// The negative pid addresses the whole group: the hook and
-	// everything it forked that stayed in the group.
-	return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	// everything it forked that stayed in the group. The hook itself is
+	// killed through its handle too, since it may have left the group
+	// (setpgid) where nothing else would end it; os.Process knows when
+	// it was reaped, so that never reaches a pid reused since.
+	err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	p.cmd.Process.Kill()
+	return err
 }
 
 // Wait waits for the process as Run does and says what happened.
