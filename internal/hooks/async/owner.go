@@ -137,7 +137,8 @@ var timeNow = time.Now
 // those it must, waits for those running or handed over, kills each at
 // its timeout, and all of them when ctx ends or the session's folder goes
 // (End). done hears each job's record as it ends, unless the session
-// ended or ctx did. Own returns when every job has ended.
+// ended or ctx did, one record at a time. Own returns when every job has
+// ended.
 func Own(ctx context.Context, o Order, done func(Record)) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -157,12 +158,15 @@ func Own(ctx context.Context, o Order, done func(Record)) {
 		}
 	}
 	var wg sync.WaitGroup
+	var one sync.Mutex // the jobs end in goroutines of their own
 	for _, j := range o.Jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			r := run(ctx, j)
 			if ctx.Err() == nil {
+				one.Lock()
+				defer one.Unlock()
 				done(record(j, r))
 			}
 		}()
