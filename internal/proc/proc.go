@@ -1,9 +1,8 @@
 // Package proc runs one child process the way quiver runs other people's
 // hooks: in its own process group, with the payload on stdin, stdout and
 // stderr captured up to a bound, and a timeout that kills the whole group.
-// Run returns within the timeout plus three WaitDelays even when a
-// grandchild keeps the pipes open: one for exec's writer of a payload
-// that no one reads, two for the output (drain).
+// Run returns within the timeout plus two WaitDelays (drain) even when a
+// grandchild keeps the pipes open.
 package proc
 
 import (
@@ -150,6 +149,7 @@ type Running struct {
 	start  time.Time
 
 	outR, errR     *os.File
+	inW            *os.File // nil without a payload
 	stdout, stderr *capped
 	drained        chan struct{}
 	exited         chan struct{}
@@ -190,10 +190,6 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 		})
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = WaitDelay
-	if s.Stdin != nil {
-		cmd.Stdin = bytes.NewReader(s.Stdin)
-	}
 	// Output past the cap is drained and dropped; the hook then has
 	// OverflowGrace to end by itself, so that a guard which printed too
 	// much and exits 2 is read as the block it is, before its group is
@@ -202,33 +198,57 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 		p.overflowKill.Store(time.AfterFunc(OverflowGrace, func() { p.killGroup() }))
 	}}
 	p.stderr = &capped{max: s.MaxStderr}
-	// quiver owns the output pipes (exec's copying goroutines would be cut
-	// off by WaitDelay, losing output already written when the machine is
-	// too busy to schedule them in time): reading ends at the pipes' EOF,
-	// after the process exited and its group was killed.
+	// quiver owns the pipes. exec's copying goroutines would be cut off
+	// by WaitDelay, losing output already written when the machine is too
+	// busy to schedule them in time: reading ends at the pipes' EOF,
+	// after the process exited and its group was killed. And exec would
+	// wait a WaitDelay of its own for a payload that a grandchild holding
+	// stdin never reads, before drain's two (SPEC §8: the timeout plus
+	// 1 s); Wait closes stdin's write end instead.
+	var ours, theirs []*os.File // the pipes' ends: quiver's, the child's
+	closeAll := func(files []*os.File) {
+		for _, f := range files {
+			f.Close()
+		}
+	}
 	fail := func(err error) (*Running, Result) {
+		closeAll(ours)
+		closeAll(theirs)
 		cancel()
 		return nil, Result{StartErr: err, ExitCode: -1, Duration: time.Since(p.start)}
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
+	var err error
+	var outW, errW, inR *os.File
+	if p.outR, outW, err = os.Pipe(); err != nil {
 		return fail(err)
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
+	ours, theirs = append(ours, p.outR), append(theirs, outW)
+	if p.errR, errW, err = os.Pipe(); err != nil {
 		return fail(err)
 	}
-	p.outR, p.errR = outR, errR
+	ours, theirs = append(ours, p.errR), append(theirs, errW)
 	cmd.Stdout, cmd.Stderr = outW, errW
+	if s.Stdin != nil { // else exec gives the child /dev/null
+		if inR, p.inW, err = os.Pipe(); err != nil {
+			return fail(err)
+		}
+		ours, theirs = append(ours, p.inW), append(theirs, inR)
+		cmd.Stdin = inR
+	}
 	err = cmd.Start()
-	outW.Close() // the child has its own copies
-	errW.Close()
+	closeAll(theirs) // the child has its own copies
+	theirs = nil
 	if err != nil {
-		outR.Close()
-		errR.Close()
 		return fail(err)
+	}
+	if p.inW != nil {
+		go func() {
+			// An error is the hook's choice not to read it all (EPIPE),
+			// or Wait's end of waiting for a grandchild that holds stdin
+			// (closed).
+			p.inW.Write(s.Stdin)
+			p.inW.Close()
+		}()
 	}
 	if s.FirstLine != nil {
 		// Opened before anything waits for the process, so the pid is
@@ -252,7 +272,7 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 	}
 	go func() {
 		if p.goOn != nil {
-			read := readFirstLine(outR)
+			read := readFirstLine(p.outR)
 			p.firstRead <- read
 			if !<-p.goOn {
 				p.drained <- struct{}{}
@@ -260,11 +280,11 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 			}
 			p.stdout.Write(read)
 		}
-		copyOut(p.stdout, outR)
+		copyOut(p.stdout, p.outR)
 		p.drained <- struct{}{}
 	}()
 	go func() {
-		copyOut(p.stderr, errR)
+		copyOut(p.stderr, p.errR)
 		p.drained <- struct{}{}
 	}()
 	return p, Result{}
@@ -353,6 +373,9 @@ func (p *Running) Wait() Result {
 	// what it wrote is read to the pipes' end.
 	r.OutputIncomplete = drain(p.drained, func() { p.killGroup() }, p.outR, p.errR)
 	p.killGroup()
+	if p.inW != nil {
+		p.inW.Close() // a payload no one read is dropped
+	}
 	r.Stdout, r.StdoutOverflow = p.stdout.bytes()
 	r.Stderr, _ = p.stderr.bytes()
 	r.TimedOut = errors.Is(p.ctx.Err(), context.DeadlineExceeded)
