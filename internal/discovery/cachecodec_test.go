@@ -1,6 +1,10 @@
 package discovery
 
-import "testing"
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
 
 // The hook-type cache reads back exactly what parseDeclared took and
 // Declared.String wrote, and nothing else (a line in another form is a
@@ -40,5 +44,63 @@ func TestCutQuoted(t *testing.T) {
 		if _, _, ok := cutQuoted(in); ok {
 			t.Errorf("cutQuoted(%q) ok", in)
 		}
+	}
+}
+
+// TestDocSummaryCodecRoundTrips: whatever a skill's frontmatter says, the
+// summary read back is the one written, byte for byte, through the cache
+// file's own quoting too.
+func TestDocSummaryCodecRoundTrips(t *testing.T) {
+	odd := []string{"", " ", "  lead and trail  ", `"quoted"`, `back\slash`, "new\nline", "nul\x00byte",
+		"\xff\xfe not UTF-8", "tab\there", "3 \"\" looks like a count", "🎯 emoji", `""`, "0 "}
+	r := rand.New(rand.NewPCG(30, 5))
+	pick := func() string {
+		if r.IntN(3) == 0 {
+			b := make([]byte, r.IntN(40))
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+			}
+			return string(b)
+		}
+		return odd[r.IntN(len(odd))]
+	}
+	cases := []docSummary{{}, {Description: "Reviews a pull request."}, {Invalid: "no description"}, {Warnings: []string{""}}}
+	for range 2000 {
+		d := docSummary{Description: pick(), Invalid: pick()}
+		for range r.IntN(4) {
+			d.Warnings = append(d.Warnings, pick())
+		}
+		cases = append(cases, d)
+	}
+	for _, d := range cases {
+		enc := docSummaryCodec.encode(d)
+		// As the cache file holds it: a quoted field in a line.
+		back, rest, ok := cutQuoted(quoteField(enc))
+		if !ok || rest != "" || back != enc {
+			t.Fatalf("the cache line does not keep %q", enc)
+		}
+		got, ok := docSummaryCodec.decode(back)
+		if !ok || !reflect.DeepEqual(got, d) {
+			t.Fatalf("decode(encode(%#v)) = %#v, %v", d, got, ok)
+		}
+	}
+}
+
+// TestDocSummaryCodecReadsOnlyItsForm: a value in another form (an
+// earlier quiver's JSON, a cut line, a count that does not match) is a
+// corrupt cache, rebuilt, never a summary made up of its pieces.
+func TestDocSummaryCodecReadsOnlyItsForm(t *testing.T) {
+	for _, s := range []string{
+		`{"description":"Reviews a pull request."}`, "", "0", "0 ", `0 ""`, `0 "" `[:4], `1 "" desc`,
+		`-1 "" desc`, `+0 "" desc`, `00 "" desc`, `99999999999 "" desc`, `2 "" "w" desc`,
+		`0 "unterminated desc`, `0 ""desc`, `0 '' desc`, "0 `x` desc", `1 "" "w"desc`, "x \"\" desc",
+	} {
+		if d, ok := docSummaryCodec.decode(s); ok {
+			t.Errorf("decode(%q) = %#v, want a corrupt cache", s, d)
+		}
+	}
+	if d, ok := docSummaryCodec.decode(`1 "bad" "careful" Reviews it.`); !ok ||
+		!reflect.DeepEqual(d, docSummary{Description: "Reviews it.", Invalid: "bad", Warnings: []string{"careful"}}) {
+		t.Errorf("decode = %#v, %v", d, ok)
 	}
 }
