@@ -150,26 +150,39 @@ func TestEndKillsTheGroup(t *testing.T) {
 		checkGone(t, data)
 	})
 	t.Run("caller", func(t *testing.T) {
-		// The child's pid comes through a FIFO, which the test reads
-		// before it cancels, as an interrupted quiver cancels its hooks.
-		fifo := filepath.Join(t.TempDir(), "child")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		pid := make(chan []byte, 1)
-		go func() {
-			data, _ := os.ReadFile(fifo)
-			pid <- data
-			cancel()
-		}()
-		r := Run(ctx, Spec{Path: "/bin/sh", Args: []string{"-c", `sleep 60 & echo $! > "$1"; wait`, "sh", fifo}, Timeout: time.Minute})
+		r, pid := runUntilPid(t, "/bin/sh", "-c", `sleep 60 & echo $! > "$1"; wait`, "sh")
 		if r.ExitCode != -1 || r.TimedOut {
 			t.Errorf("exit %d, timed out %v", r.ExitCode, r.TimedOut)
 		}
-		checkGone(t, <-pid)
+		checkGone(t, pid)
 	})
+}
+
+// runUntilPid runs path with args and then a FIFO's path, through which
+// the process writes a pid; the test reads it, then cancels Run's
+// context, as an interrupted quiver cancels its hooks. It returns Run's
+// result and what was read.
+func runUntilPid(t *testing.T, path string, args ...string) (Result, []byte) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "pid")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pid := make(chan []byte, 1)
+	go func() {
+		data, _ := os.ReadFile(fifo)
+		pid <- data
+		cancel()
+	}()
+	r := Run(ctx, Spec{Path: path, Args: append(args, fifo), Timeout: time.Minute})
+	// A process that ended before it opened the FIFO leaves the reader
+	// waiting for a writer: this one ends its read.
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	return r, <-pid
 }
 
 // checkGone fails unless the process whose pid data holds ends within
@@ -202,25 +215,13 @@ func TestEndKillsAHookThatLeftItsGroup(t *testing.T) {
 	if err != nil {
 		t.Skip("needs python3")
 	}
-	fifo := filepath.Join(t.TempDir(), "moved")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	script := `import os, sys, time
 os.setpgid(0, os.getpgid(os.getppid()))
 open(sys.argv[1], "w").write(str(os.getpid()))
 time.sleep(60)`
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	pid := make(chan []byte, 1)
-	go func() {
-		data, _ := os.ReadFile(fifo)
-		pid <- data
-		cancel()
-	}()
-	r := Run(ctx, Spec{Path: python, Args: []string{"-c", script, fifo}, Timeout: time.Minute})
+	r, pid := runUntilPid(t, python, "-c", script)
 	if r.ExitCode != -1 || r.TimedOut {
 		t.Errorf("exit %d, timed out %v: %s", r.ExitCode, r.TimedOut, r.Stderr)
 	}
-	checkGone(t, <-pid)
+	checkGone(t, pid)
 }
