@@ -150,6 +150,7 @@ type Running struct {
 
 	outR, errR     *os.File
 	inW            *os.File // nil without a payload
+	stdinDone      chan struct{}
 	stdout, stderr *capped
 	drained        chan struct{}
 	exited         chan struct{}
@@ -242,10 +243,11 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 		return fail(err)
 	}
 	if p.inW != nil {
+		p.stdinDone = make(chan struct{})
 		go func() {
+			defer close(p.stdinDone)
 			// An error is the hook's choice not to read it all (EPIPE),
-			// or Wait's end of waiting for a grandchild that holds stdin
-			// (closed).
+			// or the end of waiting for it (closed by Wait or Detach).
 			p.inW.Write(s.Stdin)
 			p.inW.Close()
 		}()
@@ -418,7 +420,26 @@ func (p *Running) Detach() (Handover, error) {
 	<-p.drained
 	p.errR.SetReadDeadline(time.Time{})
 	stderr, _ := p.stderr.bytes()
-	go func() { <-p.exited; p.cancel() }()
+	if p.inW != nil {
+		// The payload's writer stays here. A hook that answered before
+		// reading all of it gets WaitDelay to read the rest before the
+		// handover (a one-shot quiver exits soon after it, and its end
+		// of the pipe with it); a long-lived one writes on until the
+		// hook ends.
+		timer := time.NewTimer(WaitDelay)
+		select {
+		case <-p.stdinDone:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+	go func() {
+		<-p.exited
+		p.cancel()
+		if p.inW != nil {
+			p.inW.Close() // what a grandchild holds open is not waited for
+		}
+	}()
 	return Handover{Pid: p.cmd.Process.Pid, Pidfd: p.pidfd, Stdout: p.outR, Stderr: p.errR,
 		ReadStdout: read, ReadStderr: bytes.Clone(stderr), Started: p.start}, nil
 }

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -224,4 +225,78 @@ time.sleep(60)`
 		t.Errorf("exit %d, timed out %v: %s", r.ExitCode, r.TimedOut, r.Stderr)
 	}
 	checkGone(t, pid)
+}
+
+// TestHandedOverHookGetsItsWholePayload: a hook that answers before it
+// reads a payload larger than a pipe holds still reads all of it after
+// the handover, in a quiver that lives on (hook serve); and once it
+// ends, nothing of quiver's stays on its stdin (attack on issue 30's
+// fifth pass).
+func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handover needs pidfds")
+	}
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	payload := bytes.Repeat([]byte("x"), 1<<20)
+	spec := Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; read line < ` + fifo + `; wc -c | tr -d ' '`},
+		Stdin: payload, Timeout: time.Minute, MaxStdout: 1 << 10,
+		FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }}
+	r := Run(t.Context(), spec)
+	if r.Running == nil {
+		t.Fatalf("not handed over: %+v", r)
+	}
+	p := r.Running
+	h, err := p.Detach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("go\n")
+	f.Close()
+	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
+	if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(payload)); string(a.Stdout) != want || a.ExitCode != 0 {
+		t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
+	}
+	<-p.stdinDone // the writer ends with the hook
+}
+
+// TestHandedOverHookLeavesNoWriter: a handed-over hook ends without
+// reading its payload while a child that left its group (setsid) holds
+// its stdin; the payload's writer still ends when the hook does, instead
+// of waiting on that child forever in a quiver that lives on.
+func TestHandedOverHookLeavesNoWriter(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handover needs pidfds")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("needs setsid")
+	}
+	pidFile := filepath.Join(t.TempDir(), "child")
+	spec := Spec{Path: "sh", Args: []string{"-c", `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'`, "sh", pidFile},
+		Stdin: bytes.Repeat([]byte("x"), 1<<20), Timeout: time.Minute, MaxStdout: 1 << 10,
+		FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }}
+	r := Run(t.Context(), spec)
+	if r.Running == nil {
+		t.Fatalf("not handed over: %+v", r)
+	}
+	p := r.Running
+	h, err := p.Detach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}()
+	Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
+	<-p.stdinDone // would wait for the child's minute before
 }
