@@ -94,6 +94,7 @@ func TestDocSummaryCodecReadsOnlyItsForm(t *testing.T) {
 		`{"description":"Reviews a pull request."}`, "", "0", "0 ", `0 ""`, `0 "" `[:4], `1 "" desc`,
 		`-1 "" desc`, `+0 "" desc`, `00 "" desc`, `99999999999 "" desc`, `2 "" "w" desc`,
 		`0 "unterminated desc`, `0 ""desc`, `0 '' desc`, "0 `x` desc", `1 "" "w"desc`, "x \"\" desc",
+		`0 "\x41" desc`, `0 "\u0041" desc`, `1 "" "\101" desc`,
 	} {
 		if d, ok := docSummaryCodec.decode(s); ok {
 			t.Errorf("decode(%q) = %#v, want a corrupt cache", s, d)

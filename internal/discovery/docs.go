@@ -158,21 +158,21 @@ var docSummaryCodec = codec[docSummary]{
 		if d.Invalid, rest, ok = cutQuotedWord(rest); !ok {
 			return d, false
 		}
-		if n > 0 {
-			d.Warnings = make([]string, n)
-		}
-		for i := range d.Warnings {
-			if d.Warnings[i], rest, ok = cutQuotedWord(rest); !ok {
+		for range n { // grown as read: a count alone allocates nothing
+			var w string
+			if w, rest, ok = cutQuotedWord(rest); !ok {
 				return d, false
 			}
+			d.Warnings = append(d.Warnings, w)
 		}
 		d.Description = rest
 		return d, true
 	},
 }
 
-// cutQuotedWord reads a double-quoted Go string and the space after it
-// from the start of s.
+// cutQuotedWord reads a double-quoted Go string, as strconv.Quote writes
+// it (no other spelling of the same text), and the space after it from
+// the start of s.
 func cutQuotedWord(s string) (string, string, bool) {
 	if !strings.HasPrefix(s, `"`) {
 		return "", "", false
@@ -182,7 +182,10 @@ func cutQuotedWord(s string) (string, string, bool) {
 		return "", "", false
 	}
 	v, err := strconv.Unquote(q)
-	return v, s[len(q)+1:], err == nil
+	if err != nil || (len(q) > 2 && strconv.Quote(v) != q) {
+		return "", "", false
+	}
+	return v, s[len(q)+1:], true
 }
 
 // summarize returns the item's listing fields, from the cache when the
