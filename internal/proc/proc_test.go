@@ -240,19 +240,7 @@ func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	payload := bytes.Repeat([]byte("x"), 1<<20)
-	spec := Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; read line < ` + fifo + `; wc -c | tr -d ' '`},
-		Stdin: payload, Timeout: time.Minute, MaxStdout: 1 << 10,
-		FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }}
-	r := Run(t.Context(), spec)
-	if r.Running == nil {
-		t.Fatalf("not handed over: %+v", r)
-	}
-	p := r.Running
-	h, err := p.Detach()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, h, spec := handOverMiB(t, `echo '{"async": true}'; read line < `+fifo+`; wc -c | tr -d ' '`)
 	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +248,7 @@ func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
 	f.WriteString("go\n")
 	f.Close()
 	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
-	if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(payload)); string(a.Stdout) != want || a.ExitCode != 0 {
+	if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(spec.Stdin)); string(a.Stdout) != want || a.ExitCode != 0 {
 		t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
 	}
 	<-p.stdinDone // the writer ends with the hook
@@ -278,18 +266,7 @@ func TestHandedOverHookLeavesNoWriter(t *testing.T) {
 		t.Skip("needs setsid")
 	}
 	pidFile := filepath.Join(t.TempDir(), "child")
-	spec := Spec{Path: "sh", Args: []string{"-c", `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'`, "sh", pidFile},
-		Stdin: bytes.Repeat([]byte("x"), 1<<20), Timeout: time.Minute, MaxStdout: 1 << 10,
-		FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }}
-	r := Run(t.Context(), spec)
-	if r.Running == nil {
-		t.Fatalf("not handed over: %+v", r)
-	}
-	p := r.Running
-	h, err := p.Detach()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, h, spec := handOverMiB(t, `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'`, "sh", pidFile)
 	defer func() {
 		if data, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
@@ -299,4 +276,22 @@ func TestHandedOverHookLeavesNoWriter(t *testing.T) {
 	}()
 	Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
 	<-p.stdinDone // would wait for the child's minute before
+}
+
+// handOverMiB runs a shell script with a 1 MiB payload, which says on
+// its first line that it runs on, and hands it over.
+func handOverMiB(t *testing.T, script string, args ...string) (*Running, Handover, Spec) {
+	t.Helper()
+	spec := Spec{Path: "sh", Args: append([]string{"-c", script}, args...),
+		Stdin: bytes.Repeat([]byte("x"), 1<<20), Timeout: time.Minute, MaxStdout: 1 << 10,
+		FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }}
+	r := Run(t.Context(), spec)
+	if r.Running == nil {
+		t.Fatalf("not handed over: %+v", r)
+	}
+	h, err := r.Running.Detach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Running, h, spec
 }
