@@ -148,8 +148,10 @@ type Running struct {
 	ctx    context.Context
 	start  time.Time
 
-	outR, errR     *os.File
-	inW            *os.File // nil without a payload
+	outR, errR *os.File
+	// inW is stdin's write end (nil without a payload); stdinDone is
+	// closed once its writer has written all or given up.
+	inW            *os.File
 	stdinDone      chan struct{}
 	stdout, stderr *capped
 	drained        chan struct{}
@@ -167,8 +169,7 @@ type Running struct {
 	// reap waits for the process, then closes exited. Wait calls it,
 	// unless the process may run on past Run (Spec.FirstLine): then a
 	// goroutine of its own does (reaping). One goroutine fewer to start
-	// and wake for every hook: 1.04-1.07x the direct spawn became
-	// 1.01-1.03x (BenchmarkRunOverSpawn).
+	// and wake for every hook (BenchmarkRunOverSpawn).
 	reap    func()
 	reaping bool
 }
