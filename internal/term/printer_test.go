@@ -273,3 +273,60 @@ func TestJSONListFailsWhole(t *testing.T) {
 		t.Errorf("printed %q, error %v", out, err)
 	}
 }
+
+// TestAppendIndentedIsJSONIndent: for what json.Encoder writes, the list
+// printer's own layout is json.Indent's, byte for byte, over seeded
+// random values (nested and empty objects and arrays, numbers, and
+// strings full of quotes, backslashes and control characters).
+func TestAppendIndentedIsJSONIndent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 5))
+	chars := []string{"a", `"`, `\`, "\n", "\x00", "é", "\u2028", "{", "}", "[", "]", ",", ":", " ", "<&>"}
+	str := func() string {
+		var b strings.Builder
+		for range rng.IntN(6) {
+			b.WriteString(chars[rng.IntN(len(chars))])
+		}
+		return b.String()
+	}
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch k := rng.IntN(7); {
+		case depth > 3 || k == 0:
+			return str()
+		case k == 1:
+			return rng.Float64() * 1e6
+		case k == 2:
+			return []any{nil, true}[rng.IntN(2)]
+		case k <= 4:
+			m := map[string]any{}
+			for range rng.IntN(4) {
+				m[str()] = value(depth + 1)
+			}
+			return m
+		default:
+			a := []any{}
+			for range rng.IntN(4) {
+				a = append(a, value(depth+1))
+			}
+			return a
+		}
+	}
+	for range 3000 {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(value(0)); err != nil {
+			t.Fatal(err)
+		}
+		compact := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		for _, layout := range [][2]string{{"  ", "  "}, {"", "\t"}} {
+			var want bytes.Buffer
+			if err := json.Indent(&want, compact, layout[0], layout[1]); err != nil {
+				t.Fatal(err)
+			}
+			if got := appendIndented(nil, compact, layout[0], layout[1]); !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("%s\ngot  %q\nwant %q", compact, got, want.Bytes())
+			}
+		}
+	}
+}
