@@ -34,7 +34,7 @@ func TestImportsPointOneWay(t *testing.T) {
 		case p == "internal/plugins" || strings.HasPrefix(p, "internal/plugins/"):
 			return 2
 		}
-		return 1 // safefs, proc, term, timeouts, gitserver: standing alone
+		return 1 // safefs, proc, term, timeouts, lazy, gitserver: standing alone
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
@@ -55,7 +55,8 @@ func TestImportsPointOneWay(t *testing.T) {
 // compilation in quiver's own code: every agent event starts a process
 // that runs every linked package's init, and a regexp such as
 // `[a-z]{0,99}` costs a millisecond and a thousand allocations to compile
-// (issue 30). Compile at first use (sync.OnceValue) or write a loop.
+// (issue 30). Compile at first use (lazy.Regexp) or write a loop;
+// TestStartRunsNoCodeOfOurs catches every other kind of work at init.
 func TestNoRegexpCompiledAtInit(t *testing.T) {
 	fset := token.NewFileSet()
 	for _, root := range []string{"../../internal", "."} {
