@@ -421,19 +421,11 @@ func (p *Running) Detach() (Handover, error) {
 	<-p.drained
 	p.errR.SetReadDeadline(time.Time{})
 	stderr, _ := p.stderr.bytes()
-	if p.inW != nil {
-		// The payload's writer stays here. A hook that answered before
-		// reading all of it gets WaitDelay to read the rest before the
-		// handover (a one-shot quiver exits soon after it, and its end
-		// of the pipe with it); a long-lived one writes on until the
-		// hook ends.
-		timer := time.NewTimer(WaitDelay)
-		select {
-		case <-p.stdinDone:
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
+	// The payload's writer stays here, and writes on until the hook
+	// ends: in a one-shot quiver, which exits soon after the handover,
+	// a hook that answered before reading a payload larger than the pipe
+	// gets what the pipe held. Waiting for it here would add up across
+	// the handlers an event hands over, one after another.
 	go func() {
 		<-p.exited
 		p.cancel()
