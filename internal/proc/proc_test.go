@@ -63,19 +63,8 @@ func TestFirstLineHandover(t *testing.T) {
 	}
 	// The process waits on a FIFO that the test writes only once Run
 	// has returned, so it is still running when its first line is read.
-	fifo := filepath.Join(t.TempDir(), "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	let := func() {
-		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		f.WriteString("go\n")
-		f.Close()
-	}
+	fifo := newFIFO(t)
+	let := func() { letGo(t, fifo) }
 	spec := func() Spec {
 		return Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; read line < ` + fifo + `; echo "then $line"; echo err >&2`},
 			Timeout: time.Minute, MaxStdout: 1 << 10, MaxStderr: 1 << 10,
@@ -165,10 +154,7 @@ func TestEndKillsTheGroup(t *testing.T) {
 // result and what was read.
 func runUntilPid(t *testing.T, path string, args ...string) (Result, []byte) {
 	t.Helper()
-	fifo := filepath.Join(t.TempDir(), "pid")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := newFIFO(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	pid := make(chan []byte, 1)
@@ -236,17 +222,9 @@ func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("handover needs pidfds")
 	}
-	fifo := filepath.Join(t.TempDir(), "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := newFIFO(t)
 	p, h, spec := handOverMiB(t, `echo '{"async": true}'; read line < `+fifo+`; wc -c | tr -d ' '`)
-	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("go\n")
-	f.Close()
+	letGo(t, fifo)
 	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
 	if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(spec.Stdin)); string(a.Stdout) != want || a.ExitCode != 0 {
 		t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
@@ -265,20 +243,11 @@ func TestHandedOverHookLeavesNoWriter(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("needs setsid")
 	}
-	dir := t.TempDir()
-	pidFile, fifo := filepath.Join(dir, "child"), filepath.Join(dir, "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	pidFile, fifo := filepath.Join(t.TempDir(), "child"), newFIFO(t)
 	// The hook runs on until the test lets it end (a hook that has
 	// ended by its first line is not handed over).
 	p, h, spec := handOverMiB(t, `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'; read line < "$2"`, "sh", pidFile, fifo)
-	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("go\n")
-	f.Close()
+	letGo(t, fifo)
 	defer func() {
 		if data, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
@@ -306,4 +275,27 @@ func handOverMiB(t *testing.T, script string, args ...string) (*Running, Handove
 		t.Fatal(err)
 	}
 	return r.Running, h, spec
+}
+
+// newFIFO makes a FIFO in the test's folder: a process that reads it
+// waits until the test writes.
+func newFIFO(t *testing.T) string {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fifo
+}
+
+// letGo writes a line to the FIFO, ending a reader's wait (from any
+// goroutine: it fails the test without stopping it).
+func letGo(t *testing.T, fifo string) {
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	f.WriteString("go\n")
+	f.Close()
 }
