@@ -177,15 +177,12 @@ func cutQuotedWord(s string) (string, string, bool) {
 	if !strings.HasPrefix(s, `"`) {
 		return "", "", false
 	}
-	q, err := strconv.QuotedPrefix(s)
-	if err != nil || len(s) == len(q) || s[len(q)] != ' ' {
+	v, rest, ok := cutQuoted(s)
+	q := s[:len(s)-len(rest)]
+	if !ok || !strings.HasPrefix(rest, " ") || (len(q) > 2 && strconv.Quote(v) != q) {
 		return "", "", false
 	}
-	v, err := strconv.Unquote(q)
-	if err != nil || (len(q) > 2 && strconv.Quote(v) != q) {
-		return "", "", false
-	}
-	return v, s[len(q)+1:], true
+	return v, rest[1:], true
 }
 
 // summarize returns the item's listing fields, from the cache when the
