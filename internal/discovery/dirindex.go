@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,6 +23,9 @@ import (
 // plugins.Dirs: it only lists, so the scan's results (links, skipped
 // files, .disable, confinement) are exactly those of a direct read.
 type dirIndex struct {
+	// mu guards fc, which the views of one index (Fork) share: plugins
+	// are read in parallel.
+	mu  *sync.Mutex
 	fc  *fileCache[dirListing]
 	now func() time.Time
 	// last is what the latest Lstat found, when it was a folder: the scan
@@ -70,8 +74,12 @@ func loadDirIndex(s plugins.Scope, k plugins.Kinds, now func() time.Time) *dirIn
 	if now == nil {
 		now = time.Now
 	}
-	return &dirIndex{fc: loadFileCache(s, dirIndexFile(k), dirListingCodec), now: now}
+	return &dirIndex{mu: new(sync.Mutex), fc: loadFileCache(s, dirIndexFile(k), dirListingCodec), now: now}
 }
+
+// Fork is a view of the index for one more goroutine (plugins.SharedDirs):
+// the listings are shared, the latest Lstat is the view's own.
+func (ix *dirIndex) Fork() plugins.Dirs { return &dirIndex{mu: ix.mu, fc: ix.fc, now: ix.now} }
 
 // Lstat is os.Lstat (see dirIndex.last).
 func (ix *dirIndex) Lstat(p string) (fs.FileInfo, error) {
@@ -104,7 +112,10 @@ func (ix *dirIndex) ReadDir(dir string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdirent", Path: dir, Err: syscall.ENOTDIR}
 	}
 	dev, ino := fileID(fi)
-	if l, ok := ix.fc.lookup(dir, fi); ok && l.dev == dev && l.ino == ino {
+	ix.mu.Lock()
+	l, ok := ix.fc.lookup(dir, fi)
+	ix.mu.Unlock()
+	if ok && l.dev == dev && l.ino == ino {
 		// Pointers into the listing, which is never changed once
 		// stored: a dirEntry value in an interface is one allocation
 		// per entry and per read.
@@ -126,12 +137,16 @@ func (ix *dirIndex) ReadDir(dir string) ([]fs.DirEntry, error) {
 		for i, e := range entries {
 			l.entries[i] = dirEntry{e.Name(), e.Type()}
 		}
+		ix.mu.Lock()
 		ix.fc.store(dir, fi, l)
+		ix.mu.Unlock()
 	}
 	return entries, nil
 }
 
 func (ix *dirIndex) save() { ix.fc.save() }
+
+var _ plugins.SharedDirs = (*dirIndex)(nil)
 
 // entryTypes spells an entry's type bits as one letter in the cache file.
 var entryTypes = []struct {

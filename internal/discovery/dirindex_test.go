@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,11 +19,11 @@ import (
 
 // countReads counts the folders read from disk while the test runs, and
 // shortens the racy window so listings made a moment ago are kept.
-func countReads(t *testing.T) *int {
-	n := new(int)
+func countReads(t *testing.T) *atomic.Int64 {
+	n := new(atomic.Int64) // plugins are read in parallel
 	old, oldWindow := readDirectory, racyWindow
 	readDirectory = func(dir string) ([]os.DirEntry, error) {
-		*n++
+		n.Add(1)
 		return os.ReadDir(dir)
 	}
 	racyWindow = 30 * time.Millisecond
@@ -154,15 +156,15 @@ func TestDirIndexScansAlike(t *testing.T) {
 		for _, k := range scanKinds {
 			want, werr := plugins.ScanWith(root, k, nil)
 			for pass := range 2 {
-				*reads = 0
+				reads.Store(0)
 				ix := loadDirIndex(scope, k, nil)
 				got, gerr := plugins.ScanWith(root, k, ix)
 				ix.save()
 				if fmt.Sprint(gerr) != fmt.Sprint(werr) || contentsSummary(got) != contentsSummary(want) {
 					t.Fatalf("%s, kinds %b, pass %d: through the index\n%s (%v)\nwant\n%s (%v)", st.name, k, pass, contentsSummary(got), gerr, contentsSummary(want), werr)
 				}
-				if pass == 1 && *reads != 0 {
-					t.Errorf("%s, kinds %b: a warm scan read %d folders", st.name, k, *reads)
+				if pass == 1 && reads.Load() != 0 {
+					t.Errorf("%s, kinds %b: a warm scan read %d folders", st.name, k, reads.Load())
 				}
 			}
 		}
@@ -171,13 +173,18 @@ func TestDirIndexScansAlike(t *testing.T) {
 
 // TestDirIndexListsPluginsAlike: ListPluginsWith through the index finds
 // what a direct listing finds as plugins come and go, and reads no folder
-// when nothing changed.
+// when nothing changed. There are enough plugins for several readers to
+// share the index (.ci/run runs this under -race).
 func TestDirIndexListsPluginsAlike(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	reads := countReads(t)
 	tr := newTree(t)
 	s := tr.layout.Global
 	for i := range 3 {
 		tr.hook(plugins.Global, fmt.Sprintf("plugins/org@p%d/hooks/h", i), format.SessionStart)
+	}
+	for i := range 20 {
+		tr.hook(plugins.Global, fmt.Sprintf("plugins/more@f%d/hooks/h", i), format.AgentStop)
 	}
 	steps := []func(){
 		func() {},
@@ -195,7 +202,7 @@ func TestDirIndexListsPluginsAlike(t *testing.T) {
 		time.Sleep(2 * racyWindow)
 		want, werr := plugins.ListPluginsOf(s, plugins.HookKind|plugins.Confine, false)
 		for pass := range 2 {
-			*reads = 0
+			reads.Store(0)
 			ix := loadDirIndex(s, plugins.HookKind, nil)
 			got, gerr := plugins.ListPluginsWith(s, plugins.HookKind|plugins.Confine, false, ix)
 			ix.save()
@@ -208,8 +215,8 @@ func TestDirIndexListsPluginsAlike(t *testing.T) {
 					t.Fatalf("step %d: plugin %d differs: %+v, want %+v", i, j, got[j], want[j])
 				}
 			}
-			if pass == 1 && *reads != 0 {
-				t.Errorf("step %d: a warm listing read %d folders", i, *reads)
+			if pass == 1 && reads.Load() != 0 {
+				t.Errorf("step %d: a warm listing read %d folders", i, reads.Load())
 			}
 		}
 	}
@@ -224,13 +231,13 @@ func TestDirIndexKeepsNoRacyListing(t *testing.T) {
 	s := plugins.Scope{Location: plugins.Global, Root: t.TempDir()}
 	os.MkdirAll(filepath.Join(s.Root, "hooks"), 0o755)
 	for range 2 {
-		*reads = 0
+		reads.Store(0)
 		ix := loadDirIndex(s, plugins.HookKind, nil)
 		if _, err := plugins.ScanWith(s.Root, plugins.HookKind, ix); err != nil {
 			t.Fatal(err)
 		}
 		ix.save()
-		if *reads == 0 {
+		if reads.Load() == 0 {
 			t.Fatal("a listing made right after a change was kept")
 		}
 	}

@@ -118,6 +118,15 @@ type Dirs interface {
 	Lstat(path string) (fs.FileInfo, error)
 }
 
+// SharedDirs is a Dirs that several goroutines can scan through at once:
+// Fork returns one goroutine's view, and the views share what each
+// learns. ListPluginsWith reads plugins in parallel only through nil
+// Dirs or a SharedDirs; any other Dirs is used by one goroutine.
+type SharedDirs interface {
+	Dirs
+	Fork() Dirs
+}
+
 // listing is one folder as a scan sees it through Dirs: its entries by
 // name, or known is false when it could not be listed (the scan then
 // asks the file system itself, as it does without Dirs).

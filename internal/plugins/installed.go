@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Plugin is an installed plugin as found on disk, with its lock entry.
@@ -77,6 +80,77 @@ func readPlugin(s Scope, n Name, lock *Lock, kinds Kinds, manifest bool, dirs Di
 	return p, true, nil
 }
 
+// Reading plugins in parallel: a warm read is stat calls and parsing,
+// which spread over the cores as git's preloaded index spreads its lstat
+// calls. Below minParallel plugins one goroutine reads them all (waking a
+// thread costs more than it saves); beyond maxReaders the readers would
+// mostly wait on the same folders.
+const (
+	minParallel = 16
+	maxReaders  = 8
+)
+
+// pluginRead is one plugin's readPlugin result.
+type pluginRead struct {
+	p   Plugin
+	ok  bool
+	err error
+}
+
+// readPlugins reads the named plugins, in parallel when dirs allows it
+// (see SharedDirs), and returns those found in names' order. The error
+// is the one a sequential read would meet first: readers claim plugins in
+// order and stop claiming at the first failure, so every plugin before a
+// failed one has been read.
+func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, error) {
+	reads := make([]pluginRead, len(names))
+	readers := 1
+	if _, shared := dirs.(SharedDirs); (dirs == nil || shared) && len(names) >= minParallel {
+		readers = min(runtime.GOMAXPROCS(0), maxReaders)
+	}
+	if readers == 1 {
+		for i, n := range names {
+			r := &reads[i]
+			if r.p, r.ok, r.err = readPlugin(s, n, lock, kinds, manifest, dirs); r.err != nil {
+				return nil, r.err
+			}
+		}
+	} else {
+		var next atomic.Int64
+		var failed atomic.Bool
+		var wg sync.WaitGroup
+		for range readers {
+			view := dirs
+			if dirs != nil {
+				view = dirs.(SharedDirs).Fork()
+			}
+			wg.Go(func() {
+				for !failed.Load() {
+					i := int(next.Add(1)) - 1
+					if i >= len(names) {
+						return
+					}
+					r := &reads[i]
+					if r.p, r.ok, r.err = readPlugin(s, names[i], lock, kinds, manifest, view); r.err != nil {
+						failed.Store(true)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	out := make([]Plugin, 0, len(names)) // a Plugin is large: grown by doubling, as much again was copied
+	for i := range reads {
+		if reads[i].err != nil {
+			return nil, reads[i].err
+		}
+		if reads[i].ok {
+			out = append(out, reads[i].p)
+		}
+	}
+	return out, nil
+}
+
 // ListPlugins returns the plugins of scope s by name: every folder in
 // plugins/ with a valid name, and lock entries whose folder is missing.
 func ListPlugins(s Scope) ([]Plugin, error) { return ListPluginsOf(s, AllKinds, true) }
@@ -102,21 +176,15 @@ func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, 
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	// The plugins in the order a sequential read met them: the folders
+	// as listed, then lock entries without one.
 	seen := map[string]bool{}
-	out := make([]Plugin, 0, len(entries)) // a Plugin is large: grown by doubling, as much again was copied
-	add := func(n Name) error {
-		if seen[n.String()] {
-			return nil
+	names := make([]Name, 0, len(entries))
+	add := func(n Name) {
+		if !seen[n.String()] {
+			seen[n.String()] = true
+			names = append(names, n)
 		}
-		seen[n.String()] = true
-		p, ok, err := readPlugin(s, n, lock, kinds, manifest, dirs)
-		if err != nil {
-			return err
-		}
-		if ok {
-			out = append(out, p)
-		}
-		return nil
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
@@ -126,15 +194,15 @@ func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, 
 		if err != nil || n.Dir() != e.Name() {
 			continue // not ours: quiver never installs such a folder
 		}
-		if err := add(n); err != nil {
-			return nil, err
-		}
+		add(n)
 	}
 	for _, k := range lock.Names() {
 		n, _ := ParseName(k) // validated by ParseLock
-		if err := add(n); err != nil {
-			return nil, err
-		}
+		add(n)
+	}
+	out, err := readPlugins(s, names, lock, kinds, manifest, dirs)
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, nil // as before it was sized: none is nil
