@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -32,11 +36,10 @@ func buildQuiver(src, dir string) (string, error) {
 	pkgs := []string{"./cmd/quiver"}
 	root := src
 	if root == "" {
-		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-		if err != nil {
-			return "", fmt.Errorf("find the module: %v", err)
+		var err error
+		if root, err = moduleRoot(); err != nil {
+			return "", err
 		}
-		root = strings.TrimSpace(string(out))
 	}
 	if _, err := os.Stat(filepath.Join(root, "cmd", "quiver-git")); err == nil {
 		pkgs = append(pkgs, "./cmd/quiver-git")
@@ -127,4 +130,83 @@ func runEcho() int {
 			return 0
 		}
 	}
+}
+
+// moduleRoot is the folder of the module quiverbench runs in.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("find the module: %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// hookRunFiles are the files of cmd/quiver that implement hook run and
+// hook serve.
+var hookRunFiles = []string{"hook.go", "hookrun.go"}
+
+// buildLinkFloor builds the start-up floor of any binary that can run
+// hook run: a main that imports the packages of this module that
+// hookRunFiles import (read from the source, so the list follows it) and
+// does nothing. Their init runs and nothing else: no command framework,
+// none of the other commands, none of hook run's own code. What a split
+// of quiver into a hook-run binary and the rest could reach at best is
+// this floor. The main lives in the module (internal packages can only be
+// imported from inside it), added by an overlay: the tree is not written.
+func buildLinkFloor(tmp string) (string, []string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("module path: %v", err)
+	}
+	module := strings.TrimSpace(string(out))
+	seen := map[string]bool{}
+	var imports []string
+	fset := token.NewFileSet()
+	for _, name := range hookRunFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(root, "cmd", "quiver", name), nil, parser.ImportsOnly)
+		if err != nil {
+			return "", nil, err
+		}
+		for _, is := range f.Imports {
+			p, _ := strconv.Unquote(is.Path.Value)
+			if strings.HasPrefix(p, module+"/") && !seen[p] {
+				seen[p] = true
+				imports = append(imports, p)
+			}
+		}
+	}
+	if len(imports) == 0 {
+		return "", nil, fmt.Errorf("no package of %s imported by %v", module, hookRunFiles)
+	}
+	slices.Sort(imports)
+	var src strings.Builder
+	src.WriteString("package main\n\nimport (\n")
+	for _, p := range imports {
+		fmt.Fprintf(&src, "\t_ %q\n", p)
+	}
+	src.WriteString(")\n\nfunc main() {}\n")
+	mainFile := filepath.Join(tmp, "link-floor.go")
+	if err := os.WriteFile(mainFile, []byte(src.String()), 0o644); err != nil {
+		return "", nil, err
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(root, "cmd", "quiverbench", "linkfloor", "main.go"): mainFile}})
+	if err != nil {
+		return "", nil, err
+	}
+	overlayFile := filepath.Join(tmp, "link-floor-overlay.json")
+	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+		return "", nil, err
+	}
+	bin := filepath.Join(tmp, "link-floor")
+	cmd := exec.Command("go", "build", "-overlay", overlayFile, "-o", bin, "./cmd/quiverbench/linkfloor")
+	cmd.Dir = root
+	cmd.Env = buildEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", nil, fmt.Errorf("build the link floor: %v\n%s", err, out)
+	}
+	return bin, imports, nil
 }

@@ -5,7 +5,10 @@
 // prints medians, minimums, maximums and the ratios the targets are about.
 // Every target is a ratio to a floor measured in the same run, on the same
 // machine: an empty Go program, find reading the same metadata, spawning
-// the same hooks directly, one-shot `hook run` for `hook serve`.
+// the same hooks directly, one-shot `hook run` for `hook serve`. Beside
+// the empty program, the link floor (a program that links the packages
+// hook run imports and runs nothing) shows what start-up any build that
+// can run hook run pays at least.
 //
 //	go run ./cmd/quiverbench            # the full run (a few minutes)
 //	go run ./cmd/quiverbench --json     # machine-readable

@@ -58,6 +58,9 @@ type bench struct {
 	// the JSON-RPC echo server, the floor of the serve rows.
 	baseline, echo string
 	emptyBin       string
+	// linkFloor is buildLinkFloor's program, which imports these.
+	linkFloor        string
+	linkFloorImports []string
 	// launcher starts a command and writes its peak RSS (peakRSS).
 	launcher string
 	// empty is the start of an empty Go program, the floor of any Go
@@ -113,6 +116,11 @@ func run(o options) error {
 		return err
 	}
 	b.emptyBin = empty
+	progress("building the link floor: hook run's packages, nothing run")
+	if b.linkFloor, b.linkFloorImports, err = buildLinkFloor(tmp); err != nil {
+		return err
+	}
+	progress("the link floor imports %s", strings.Join(shortNames(b.linkFloorImports), ", "))
 	if b.launcher, err = buildLauncher(tmp); err != nil {
 		return err
 	}
@@ -349,6 +357,7 @@ func (b *bench) startup(empty string) error {
 	if b.baseline != "" {
 		probes = append(probes, probe{name: "baseline quiver version", run: command(nil, nil, b.baseline, "version")})
 	}
+	probes = append(probes, probe{name: "link floor: hook run's packages linked, nothing run", run: command(nil, nil, b.linkFloor)})
 	rs, err := b.measure(0, b.o.runs*10, probes...)
 	if err != nil {
 		return err
@@ -359,7 +368,20 @@ func (b *bench) startup(empty string) error {
 		b.ratio("baseline quiver version / empty Go program", 0, rs[2], rs[1], rs[2].Median/rs[1].Median, goal{})
 		b.ratio("quiver version / baseline", 0, rs[0], rs[2], rs[0].Median/rs[2].Median, goal{})
 	}
+	floor := rs[len(rs)-1]
+	b.ratio("link floor of hook run's packages / empty Go program", 0, floor, rs[1], floor.Median/rs[1].Median, goal{})
+	b.ratio("quiver version / link floor", 0, rs[0], floor, rs[0].Median/floor.Median, goal{})
 	return nil
+}
+
+// shortNames are import paths without the module's: internal/hooks.
+func shortNames(imports []string) []string {
+	out := make([]string, len(imports))
+	for i, p := range imports {
+		_, out[i], _ = strings.Cut(p, "/internal/")
+		out[i] = "internal/" + out[i]
+	}
+	return out
 }
 
 // sizes reports the binaries' sizes: quiver's must not grow beside the
@@ -378,6 +400,9 @@ func (b *bench) sizes() error {
 	}
 	if _, err := size("binary size: quiver-git (git work only)", filepath.Join(filepath.Dir(b.quiver), "quiver-git")); err != nil {
 		progress("no quiver-git beside %s", b.quiver)
+	}
+	if _, err := size("binary size: link floor (hook run's packages, nothing run)", b.linkFloor); err != nil {
+		return err
 	}
 	if b.baseline == "" {
 		return nil
