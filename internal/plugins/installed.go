@@ -90,18 +90,21 @@ const (
 	maxReaders  = 8
 )
 
-// pluginRead is one plugin's readPlugin result.
+// pluginRead is one plugin's readPlugin result, or the panic it raised.
 type pluginRead struct {
-	p   Plugin
-	ok  bool
-	err error
+	p        Plugin
+	ok       bool
+	err      error
+	panicked any
 }
 
 // readPlugins reads the named plugins, in parallel when dirs allows it
 // (see SharedDirs), and returns those found in names' order. The error
 // is the one a sequential read would meet first: readers claim plugins in
 // order and stop claiming at the first failure, so every plugin before a
-// failed one has been read.
+// failed one has been read. A reader's panic is raised again on the
+// caller's goroutine, where a caller that recovers (hook serve answering
+// a request) recovers it as it did when one goroutine read everything.
 func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, error) {
 	reads := make([]pluginRead, len(names))
 	readers := 1
@@ -131,7 +134,15 @@ func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, 
 						return
 					}
 					r := &reads[i]
-					if r.p, r.ok, r.err = readPlugin(s, names[i], lock, kinds, manifest, view); r.err != nil {
+					func() {
+						defer func() {
+							if v := recover(); v != nil {
+								r.panicked = v
+							}
+						}()
+						r.p, r.ok, r.err = readPlugin(s, names[i], lock, kinds, manifest, view)
+					}()
+					if r.err != nil || r.panicked != nil {
 						failed.Store(true)
 					}
 				}
@@ -141,6 +152,9 @@ func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, 
 	}
 	out := make([]Plugin, 0, len(names)) // a Plugin is large: grown by doubling, as much again was copied
 	for i := range reads {
+		if reads[i].panicked != nil {
+			panic(reads[i].panicked)
+		}
 		if reads[i].err != nil {
 			return nil, reads[i].err
 		}

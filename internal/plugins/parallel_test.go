@@ -167,3 +167,31 @@ func TestParallelReadFailsAsSequentialRead(t *testing.T) {
 		}
 	}
 }
+
+// panicDirs is a SharedDirs that panics on one plugin's folder, a stand-in
+// for any panic inside a plugin's read.
+type panicDirs struct{ oneReader }
+
+func (d panicDirs) Fork() plugins.Dirs { return d }
+
+func (panicDirs) Lstat(p string) (fs.FileInfo, error) {
+	if strings.HasSuffix(p, "org3@plugin3") {
+		panic("boom in org3@plugin3")
+	}
+	return os.Lstat(p)
+}
+
+// TestParallelReadPanicReachesCaller: a panic in a reader is raised on the
+// caller's goroutine, so a caller that recovers (hook serve's request
+// handler) still does, as with one reader; it used to kill the process.
+func TestParallelReadPanicReachesCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	s := parallelScope(t, 40, rand.New(rand.NewPCG(3, 8)))
+	defer func() {
+		if v := recover(); v != "boom in org3@plugin3" {
+			t.Fatalf("recovered %v, want the reader's panic", v)
+		}
+	}()
+	plugins.ListPluginsWith(s, plugins.HookKind, false, panicDirs{})
+	t.Fatal("the reader's panic was lost")
+}
