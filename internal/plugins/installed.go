@@ -90,9 +90,10 @@ const (
 	maxReaders  = 8
 )
 
-// pluginRead is one plugin's readPlugin result, or the panic it raised.
+// pluginRead is how one plugin's read ended: found or not, an error, or
+// the panic it raised. The plugins themselves go straight into the
+// result (a Plugin is large: holding each twice showed in peak memory).
 type pluginRead struct {
-	p        Plugin
 	ok       bool
 	err      error
 	panicked any
@@ -106,6 +107,7 @@ type pluginRead struct {
 // caller's goroutine, where a caller that recovers (hook serve answering
 // a request) recovers it as it did when one goroutine read everything.
 func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, error) {
+	out := make([]Plugin, len(names))
 	reads := make([]pluginRead, len(names))
 	readers := 1
 	if _, shared := dirs.(SharedDirs); (dirs == nil || shared) && len(names) >= minParallel {
@@ -114,7 +116,7 @@ func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, 
 	if readers == 1 {
 		for i, n := range names {
 			r := &reads[i]
-			if r.p, r.ok, r.err = readPlugin(s, n, lock, kinds, manifest, dirs); r.err != nil {
+			if out[i], r.ok, r.err = readPlugin(s, n, lock, kinds, manifest, dirs); r.err != nil {
 				return nil, r.err
 			}
 		}
@@ -140,7 +142,7 @@ func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, 
 								r.panicked = v
 							}
 						}()
-						r.p, r.ok, r.err = readPlugin(s, names[i], lock, kinds, manifest, view)
+						out[i], r.ok, r.err = readPlugin(s, names[i], lock, kinds, manifest, view)
 					}()
 					if r.err != nil || r.panicked != nil {
 						failed.Store(true)
@@ -150,7 +152,8 @@ func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, 
 		}
 		wg.Wait()
 	}
-	out := make([]Plugin, 0, len(names)) // a Plugin is large: grown by doubling, as much again was copied
+	// Those found, moved down in place.
+	n := 0
 	for i := range reads {
 		if reads[i].panicked != nil {
 			panic(reads[i].panicked)
@@ -159,10 +162,12 @@ func readPlugins(s Scope, names []Name, lock *Lock, kinds Kinds, manifest bool, 
 			return nil, reads[i].err
 		}
 		if reads[i].ok {
-			out = append(out, reads[i].p)
+			out[n] = out[i]
+			n++
 		}
 	}
-	return out, nil
+	clear(out[n:]) // nothing kept alive past the end
+	return out[:n], nil
 }
 
 // ListPlugins returns the plugins of scope s by name: every folder in
