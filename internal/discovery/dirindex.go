@@ -176,21 +176,29 @@ var dirListingCodec = codec[dirListing]{
 		return b.String()
 	},
 	decode: func(s string) (dirListing, bool) {
+		// Cut in place, not split into a slice of fields: this runs for
+		// every folder of a warm discovery.
 		var l dirListing
-		f := strings.Split(s, "/")
-		if len(f) < 3 || f[len(f)-1] != "" {
+		devField, rest, ok1 := strings.Cut(s, "/")
+		inoField, rest, ok2 := strings.Cut(rest, "/")
+		if !ok1 || !ok2 {
 			return l, false
 		}
 		var err1, err2 error
-		l.dev, err1 = strconv.ParseUint(f[0], 10, 64)
-		l.ino, err2 = strconv.ParseUint(f[1], 10, 64)
+		l.dev, err1 = strconv.ParseUint(devField, 10, 64)
+		l.ino, err2 = strconv.ParseUint(inoField, 10, 64)
 		if err1 != nil || err2 != nil {
 			return l, false
 		}
-		if len(f) > 3 {
-			l.entries = make([]dirEntry, 0, len(f)-3)
+		if rest == "" {
+			return l, true // an empty folder
 		}
-		for _, e := range f[2 : len(f)-1] {
+		rest, ok := strings.CutSuffix(rest, "/")
+		if !ok {
+			return l, false
+		}
+		l.entries = make([]dirEntry, 0, strings.Count(rest, "/")+1)
+		for e := range strings.SplitSeq(rest, "/") {
 			if len(e) < 2 || e[1:] == "." || e[1:] == ".." {
 				return l, false
 			}
