@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,6 +131,24 @@ func runEcho() int {
 			return 0
 		}
 	}
+}
+
+// spawnName is the name under which this binary spawns the hooks it is
+// given, one after the other, each with the payload it read on stdin: the
+// per-hook floor from a fresh process, as quiver's hook run is one.
+const spawnName = "quiverbench-spawn"
+
+// runSpawn is spawnAll in a process of its own.
+func runSpawn(hooks []string) int {
+	body, err := io.ReadAll(os.Stdin)
+	if err == nil {
+		_, err = spawnAll(hooks, body)()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 // moduleRoot is the folder of the module quiverbench runs in.

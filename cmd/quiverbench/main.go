@@ -33,6 +33,10 @@ func main() {
 	if filepath.Base(os.Args[0]) == echoName {
 		os.Exit(runEcho())
 	}
+	// The fresh-process floor of the per-hook rows, likewise.
+	if filepath.Base(os.Args[0]) == spawnName {
+		os.Exit(runSpawn(os.Args[1:]))
+	}
 	var o options
 	flag.StringVar(&o.sizes, "n", "100,1000", "plugin counts to generate, comma-separated")
 	flag.IntVar(&o.runs, "runs", 10, "repetitions of each fast measurement (slow ones run fewer)")

@@ -58,6 +58,8 @@ type bench struct {
 	// the JSON-RPC echo server, the floor of the serve rows.
 	baseline, echo string
 	emptyBin       string
+	// spawner is this binary as spawnName.
+	spawner string
 	// linkFloor is buildLinkFloor's program, which imports these.
 	linkFloor        string
 	linkFloorImports []string
@@ -133,6 +135,10 @@ func run(o options) error {
 	}
 	b.echo = filepath.Join(tmp, echoName)
 	if err := os.Link(b.goHook, b.echo); err != nil {
+		return err
+	}
+	b.spawner = filepath.Join(tmp, spawnName)
+	if err := os.Link(b.goHook, b.spawner); err != nil {
 		return err
 	}
 	if b.serveErr = b.checkServe(); b.serveErr != nil {
@@ -528,9 +534,14 @@ func (b *bench) hookRun(n int) error {
 			// The floor, and quiver's own cost in the same rounds: the
 			// same home and discovery, for an event none of its hooks
 			// handles (a T(0) from other rounds would carry their load).
+			// The same floor from a fresh process, less that process
+			// spawning nothing: what T(k) - T(0) is, a fresh Go
+			// process's spawns, whose first ones run cold code.
 			probes = append(probes,
 				probe{name: fmt.Sprintf("floor: spawn the %d hooks directly", k), run: spawnAll(paths, []byte(payload))},
-				probe{name: fmt.Sprintf("hook run, 0 matching hooks beside the %d", k), run: command(env, nil, append([]string{b.quiver}, idleRun...)...)})
+				probe{name: fmt.Sprintf("hook run, 0 matching hooks beside the %d", k), run: command(env, nil, append([]string{b.quiver}, idleRun...)...)},
+				probe{name: fmt.Sprintf("a fresh Go process spawning the %d hooks", k), run: command(nil, []byte(payload), append([]string{b.spawner}, paths...)...)},
+				probe{name: "the same process spawning none", run: command(nil, []byte(payload), b.spawner)})
 		} else {
 			// The floor in the same rounds, and the baseline beside.
 			probes = append(probes, probe{name: "floor: empty Go program", run: command(nil, nil, b.emptyBin)})
@@ -586,6 +597,7 @@ func (b *bench) hookRun(n int) error {
 		} else {
 			b.ratio(fmt.Sprintf("hook run, %d matching hooks / direct spawn", k), n, one, floor, one.Median/floor.Median, goal{})
 			b.ratio(fmt.Sprintf("hook run per-hook cost / direct spawn, %d hooks", k), n, one, floor, (one.Median-rs[2].Median)/floor.Median, atMost(1.05, "1.05x").when(k == 10))
+			b.ratio(fmt.Sprintf("hook run per-hook cost / a fresh process's, %d hooks", k), n, one, rs[3], (one.Median-rs[2].Median)/(rs[3].Median-rs[4].Median), goal{})
 			serveRatio, g = fmt.Sprintf("serve per-hook cost / direct spawn, %d hooks", k), atMost(1.1, "1.1x").when(k == 10)
 		}
 		if b.serveErr != nil {
