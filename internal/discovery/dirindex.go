@@ -199,23 +199,28 @@ var dirListingCodec = codec[dirListing]{
 		}
 		l.entries = make([]dirEntry, 0, strings.Count(rest, "/")+1)
 		for e := range strings.SplitSeq(rest, "/") {
-			if len(e) < 2 || e[1:] == "." || e[1:] == ".." {
-				return l, false
-			}
-			if n := len(l.entries); n > 0 && l.entries[n-1].name >= e[1:] {
-				return l, false // not as os.ReadDir sorts them
-			}
-			found := false
-			for _, et := range entryTypes {
-				if et.c == e[0] {
-					l.entries, found = append(l.entries, dirEntry{e[1:], et.t}), true
-					break
-				}
-			}
-			if !found {
+			if l.entries, ok = appendEntry(l.entries, e); !ok {
 				return l, false
 			}
 		}
 		return l, true
 	},
+}
+
+// appendEntry appends the listing entry e ("<type letter><name>") to
+// entries, or reports that it is not one a folder listing can hold
+// after them.
+func appendEntry(entries []dirEntry, e string) ([]dirEntry, bool) {
+	if len(e) < 2 || e[1:] == "." || e[1:] == ".." {
+		return entries, false
+	}
+	if n := len(entries); n > 0 && entries[n-1].name >= e[1:] {
+		return entries, false // not as os.ReadDir sorts them
+	}
+	for _, et := range entryTypes {
+		if et.c == e[0] {
+			return append(entries, dirEntry{e[1:], et.t}), true
+		}
+	}
+	return entries, false
 }

@@ -298,7 +298,7 @@ func TestDirListingCodec(t *testing.T) {
 	if !ok || !reflect.DeepEqual(got, l) {
 		t.Fatalf("round trip: %+v %v", got, ok)
 	}
-	for _, bad := range []string{"", "1/2", "x/2/", "1/2/fa", "1/2/za/", "1/2/f/", "1/2/f../", "1/2/fb/fa/", "1/2/fa/fa/", "1/2//", "1/2/fa//"} {
+	for _, bad := range []string{"", "1/2", "x/2/", "1/2/fa", "1/2/za/", "1/2/f/", "1/2/f./", "1/2/f../", "1/2/fb/fa/", "1/2/fa/fa/", "1/2//", "1/2/fa//"} {
 		if _, ok := dirListingCodec.decode(bad); ok {
 			t.Errorf("decoded %q", bad)
 		}
@@ -309,7 +309,8 @@ func TestDirListingCodec(t *testing.T) {
 }
 
 // splitDecode is dirListingCodec's decoder as it was before it cut its
-// fields in place: the reference the new one must agree with.
+// fields in place (split into a slice, entries read by appendEntry): the
+// reference the new one must agree with.
 func splitDecode(s string) (dirListing, bool) {
 	var l dirListing
 	f := strings.Split(s, "/")
@@ -326,20 +327,8 @@ func splitDecode(s string) (dirListing, bool) {
 		l.entries = make([]dirEntry, 0, len(f)-3)
 	}
 	for _, e := range f[2 : len(f)-1] {
-		if len(e) < 2 || e[1:] == "." || e[1:] == ".." {
-			return l, false
-		}
-		if n := len(l.entries); n > 0 && l.entries[n-1].name >= e[1:] {
-			return l, false
-		}
-		found := false
-		for _, et := range entryTypes {
-			if et.c == e[0] {
-				l.entries, found = append(l.entries, dirEntry{e[1:], et.t}), true
-				break
-			}
-		}
-		if !found {
+		var ok bool
+		if l.entries, ok = appendEntry(l.entries, e); !ok {
 			return l, false
 		}
 	}
