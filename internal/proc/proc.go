@@ -167,11 +167,10 @@ type Running struct {
 	// firstRead is what the reader read up to and with the first line.
 	firstRead chan []byte
 	// reap waits for the process, then closes exited. Wait calls it,
-	// unless the process may run on past Run (Spec.FirstLine): then a
-	// goroutine of its own does (reaping). One goroutine fewer to start
-	// and wake for every hook (BenchmarkRunOverSpawn).
-	reap    func()
-	reaping bool
+	// unless the process may run on past Run (Spec.FirstLine, goOn set):
+	// then a goroutine of its own does. One goroutine fewer to start and
+	// wake for every hook (BenchmarkRunOverSpawn).
+	reap func()
 }
 
 // start starts s's process and its readers; a process that cannot start
@@ -271,7 +270,6 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 	if s.FirstLine != nil {
 		// The process may run on past Run: reaped in the background.
 		go p.reap()
-		p.reaping = true
 	}
 	go func() {
 		if p.goOn != nil {
@@ -364,8 +362,8 @@ func (p *Running) Wait() Result {
 		default:
 		}
 	}
-	if p.reaping {
-		<-p.exited
+	if p.goOn != nil {
+		<-p.exited // reaped in the background (start)
 	} else {
 		p.reap()
 	}
