@@ -38,7 +38,7 @@ func buildQuiver(src, dir string) (string, error) {
 	root := src
 	if root == "" {
 		var err error
-		if root, err = moduleRoot(); err != nil {
+		if _, root, err = module(); err != nil {
 			return "", err
 		}
 	}
@@ -151,13 +151,14 @@ func runSpawn(hooks []string) int {
 	return 0
 }
 
-// moduleRoot is the folder of the module quiverbench runs in.
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+// module is the path and the folder of the module quiverbench runs in.
+func module() (path, dir string, err error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Path}}\n{{.Dir}}").Output()
 	if err != nil {
-		return "", fmt.Errorf("find the module: %v", err)
+		return "", "", fmt.Errorf("find the module: %v", err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	path, dir, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return path, dir, nil
 }
 
 // hookRunFiles are the files of cmd/quiver that implement hook run and
@@ -166,42 +167,42 @@ var hookRunFiles = []string{"hook.go", "hookrun.go"}
 
 // buildLinkFloor builds the start-up floor of any binary that can run
 // hook run: a main that imports the packages of this module that
-// hookRunFiles import (read from the source, so the list follows it) and
-// does nothing. Their init runs and nothing else: no command framework,
-// none of the other commands, none of hook run's own code. What a split
-// of quiver into a hook-run binary and the rest could reach at best is
-// this floor. The main lives in the module (internal packages can only be
+// hookRunFiles import (read from the source, so the list follows it, and
+// named in the progress) and does nothing. Their init runs and nothing
+// else: no command framework, none of the other commands, none of hook
+// run's own code. What a split of quiver into a hook-run binary and the
+// rest could reach at best is this floor. The main lives in the module (internal packages can only be
 // imported from inside it), added by an overlay: the tree is not written.
-func buildLinkFloor(tmp string) (string, []string, error) {
-	root, err := moduleRoot()
+func buildLinkFloor(tmp string) (string, error) {
+	modPath, root, err := module()
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
-	out, err := exec.Command("go", "list", "-m").Output()
-	if err != nil {
-		return "", nil, fmt.Errorf("module path: %v", err)
-	}
-	module := strings.TrimSpace(string(out))
 	seen := map[string]bool{}
 	var imports []string
 	fset := token.NewFileSet()
 	for _, name := range hookRunFiles {
 		f, err := parser.ParseFile(fset, filepath.Join(root, "cmd", "quiver", name), nil, parser.ImportsOnly)
 		if err != nil {
-			return "", nil, err
+			return "", err
 		}
 		for _, is := range f.Imports {
 			p, _ := strconv.Unquote(is.Path.Value)
-			if strings.HasPrefix(p, module+"/") && !seen[p] {
+			if strings.HasPrefix(p, modPath+"/") && !seen[p] {
 				seen[p] = true
 				imports = append(imports, p)
 			}
 		}
 	}
 	if len(imports) == 0 {
-		return "", nil, fmt.Errorf("no package of %s imported by %v", module, hookRunFiles)
+		return "", fmt.Errorf("no package of %s imported by %v", modPath, hookRunFiles)
 	}
 	slices.Sort(imports)
+	var short []string
+	for _, p := range imports {
+		short = append(short, strings.TrimPrefix(p, modPath+"/"))
+	}
+	progress("the link floor imports %s", strings.Join(short, ", "))
 	var src strings.Builder
 	src.WriteString("package main\n\nimport (\n")
 	for _, p := range imports {
@@ -210,22 +211,22 @@ func buildLinkFloor(tmp string) (string, []string, error) {
 	src.WriteString(")\n\nfunc main() {}\n")
 	mainFile := filepath.Join(tmp, "link-floor.go")
 	if err := os.WriteFile(mainFile, []byte(src.String()), 0o644); err != nil {
-		return "", nil, err
+		return "", err
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(root, "cmd", "quiverbench", "linkfloor", "main.go"): mainFile}})
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
 	overlayFile := filepath.Join(tmp, "link-floor-overlay.json")
 	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
-		return "", nil, err
+		return "", err
 	}
 	bin := filepath.Join(tmp, "link-floor")
 	cmd := exec.Command("go", "build", "-overlay", overlayFile, "-o", bin, "./cmd/quiverbench/linkfloor")
 	cmd.Dir = root
 	cmd.Env = buildEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", nil, fmt.Errorf("build the link floor: %v\n%s", err, out)
+		return "", fmt.Errorf("build the link floor: %v\n%s", err, out)
 	}
-	return bin, imports, nil
+	return bin, nil
 }

@@ -60,9 +60,8 @@ type bench struct {
 	emptyBin       string
 	// spawner is this binary as spawnName.
 	spawner string
-	// linkFloor is buildLinkFloor's program, which imports these.
-	linkFloor        string
-	linkFloorImports []string
+	// linkFloor is buildLinkFloor's program.
+	linkFloor string
 	// launcher starts a command and writes its peak RSS (peakRSS).
 	launcher string
 	// empty is the start of an empty Go program, the floor of any Go
@@ -119,10 +118,9 @@ func run(o options) error {
 	}
 	b.emptyBin = empty
 	progress("building the link floor: hook run's packages, nothing run")
-	if b.linkFloor, b.linkFloorImports, err = buildLinkFloor(tmp); err != nil {
+	if b.linkFloor, err = buildLinkFloor(tmp); err != nil {
 		return err
 	}
-	progress("the link floor imports %s", strings.Join(shortNames(b.linkFloorImports), ", "))
 	if b.launcher, err = buildLauncher(tmp); err != nil {
 		return err
 	}
@@ -378,16 +376,6 @@ func (b *bench) startup(empty string) error {
 	b.ratio("link floor of hook run's packages / empty Go program", 0, floor, rs[1], floor.Median/rs[1].Median, goal{})
 	b.ratio("quiver version / link floor", 0, rs[0], floor, rs[0].Median/floor.Median, goal{})
 	return nil
-}
-
-// shortNames are import paths without the module's: internal/hooks.
-func shortNames(imports []string) []string {
-	out := make([]string, len(imports))
-	for i, p := range imports {
-		_, out[i], _ = strings.Cut(p, "/internal/")
-		out[i] = "internal/" + out[i]
-	}
-	return out
 }
 
 // sizes reports the binaries' sizes: quiver's must not grow beside the
