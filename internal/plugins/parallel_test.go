@@ -3,6 +3,7 @@ package plugins_test
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -95,20 +96,11 @@ func summary(ps []plugins.Plugin) string {
 		if m != nil {
 			fmt.Fprintf(&b, "  manifest %+v: %v\n", *m, merr)
 		}
-		for _, k := range sortedKeys(info) {
+		for _, k := range slices.Sorted(maps.Keys(info)) {
 			fmt.Fprintf(&b, "  %s %d %v %d\n", k, info[k].Size(), info[k].Mode(), info[k].ModTime().UnixNano())
 		}
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]fs.FileInfo) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // TestParallelReadIsSequentialRead: reading plugins in parallel finds
