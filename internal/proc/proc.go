@@ -121,6 +121,10 @@ type Result struct {
 // writers need not wait for it.
 var OverflowGrace = WaitDelay
 
+// pipeHolds is what any pipe holds before its writer blocks: one page,
+// the least Linux gives a user over pipe-user-pages-soft (pipe(7)).
+const pipeHolds = 4 << 10
+
 // MaxFirstLine bounds the first line of stdout that Spec.FirstLine hears:
 // a longer one is no line it is asked about.
 const MaxFirstLine = 64 << 10
@@ -230,10 +234,22 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 	ours, theirs = append(ours, p.errR), append(theirs, errW)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	if s.Stdin != nil { // else exec gives the child /dev/null
-		if inR, p.inW, err = os.Pipe(); err != nil {
-			return fail(err)
+		// A process that may be handed over (FirstLine) can outlive this
+		// quiver, and the payload's writer with it: a one-shot hook run
+		// exits right after the handover, and a payload larger than the
+		// pipe held would reach the process cut. It reads a sealed
+		// in-memory file instead, whole whenever it gets to it; where
+		// there is none (no handover either), a pipe as for any other.
+		if s.FirstLine != nil && len(s.Stdin) > pipeHolds {
+			inR, _ = payloadFile(s.Stdin)
 		}
-		ours, theirs = append(ours, p.inW), append(theirs, inR)
+		if inR == nil {
+			if inR, p.inW, err = os.Pipe(); err != nil {
+				return fail(err)
+			}
+			ours = append(ours, p.inW)
+		}
+		theirs = append(theirs, inR)
 		cmd.Stdin = inR
 	}
 	err = cmd.Start()
@@ -244,13 +260,20 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 	}
 	if p.inW != nil {
 		p.stdinDone = make(chan struct{})
-		go func() {
+		write := func() {
 			defer close(p.stdinDone)
 			// An error is the hook's choice not to read it all (EPIPE),
 			// or the end of waiting for it (closed by Wait or Detach).
 			p.inW.Write(s.Stdin)
 			p.inW.Close()
-		}()
+		}
+		if len(s.Stdin) <= pipeHolds {
+			// It fits the pipe: the write cannot block, and the whole
+			// payload is in the pipe before anything can be handed over.
+			write()
+		} else {
+			go write()
+		}
 	}
 	if s.FirstLine != nil {
 		// Opened before anything waits for the process, so the pid is
@@ -419,11 +442,12 @@ func (p *Running) Detach() (Handover, error) {
 	<-p.drained
 	p.errR.SetReadDeadline(time.Time{})
 	stderr, _ := p.stderr.bytes()
-	// The payload's writer stays here, and writes on until the hook
-	// ends: in a one-shot quiver, which exits soon after the handover,
-	// a hook that answered before reading a payload larger than the pipe
-	// gets what the pipe held. Waiting for it here would add up across
-	// the handlers an event hands over, one after another.
+	// A payload of at most pipeHolds is in its pipe already, and a larger
+	// one is a file (start). Only where no such file could be made does a
+	// writer still feed the pipe: it writes on until the hook ends, which
+	// in a one-shot quiver that exits after the handover cuts the
+	// payload; waiting for it here would add up across the handlers an
+	// event hands over, one after another.
 	go func() {
 		<-p.exited
 		p.cancel()

@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -95,6 +96,22 @@ func TestFirstLineHandover(t *testing.T) {
 	go let()
 	if r := Run(t.Context(), s); r.Running != nil || string(r.Stdout) != "{\"async\": true}\nthen go\n" {
 		t.Errorf("kept: %+v (stdout %q)", r, r.Stdout)
+	}
+}
+
+// TestFirstLinePayloadArrivesWhole: a process that may be handed over
+// reads its payload byte for byte, around the size from which it is an
+// in-memory file rather than a pipe (claude_async_big_payload.txtar shows
+// why: there the quiver that wrote it has exited).
+func TestFirstLinePayloadArrivesWhole(t *testing.T) {
+	for _, n := range []int{1, pipeHolds, pipeHolds + 1, 300_000} {
+		payload := bytes.Repeat([]byte("payload line\n"), n/13+1)[:n]
+		r := Run(t.Context(), Spec{Path: "sh", Args: []string{"-c", `echo first; cat`}, Stdin: payload,
+			Timeout: time.Minute, MaxStdout: 1 << 20, MaxStderr: 1 << 10,
+			FirstLine: func([]byte) bool { return false }})
+		if r.ExitCode != 0 || !bytes.Equal(r.Stdout, append([]byte("first\n"), payload...)) {
+			t.Errorf("%d bytes: exit %d, read back %d bytes: %s", n, r.ExitCode, len(r.Stdout)-len("first\n"), r.Stderr)
+		}
 	}
 }
 
@@ -200,14 +217,37 @@ func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("handover needs pidfds")
 	}
-	fifo := newFIFO(t)
-	p, h, spec := handOverMiB(t, `echo '{"async": true}'; read line < `+fifo+`; wc -c | tr -d ' '`)
-	letGo(t, fifo)
-	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
-	if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(spec.Stdin)); string(a.Stdout) != want || a.ExitCode != 0 {
-		t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
+	payloadWays(t, func(t *testing.T) {
+		fifo := newFIFO(t)
+		p, h, spec := handOverMiB(t, `echo '{"async": true}'; read line < `+fifo+`; wc -c | tr -d ' '`)
+		letGo(t, fifo)
+		a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
+		if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(spec.Stdin)); string(a.Stdout) != want || a.ExitCode != 0 {
+			t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
+		}
+		writerEnds(p) // the writer, if any, ends with the hook
+	})
+}
+
+// payloadWays runs test with a large payload as a sealed in-memory file
+// (as on Linux) and through a pipe and its writer (where no such file
+// can be made).
+func payloadWays(t *testing.T, test func(t *testing.T)) {
+	t.Run("file", test)
+	t.Run("pipe", func(t *testing.T) {
+		made := payloadFile
+		payloadFile = func([]byte) (*os.File, error) { return nil, errors.New("no memfd in this test") }
+		defer func() { payloadFile = made }()
+		test(t)
+	})
+}
+
+// writerEnds returns once p's payload writer has ended (at once when
+// the payload was a file, which has none).
+func writerEnds(p *Running) {
+	if p.stdinDone != nil {
+		<-p.stdinDone
 	}
-	<-p.stdinDone // the writer ends with the hook
 }
 
 // TestHandedOverHookLeavesNoWriter: a handed-over hook ends without
@@ -221,20 +261,22 @@ func TestHandedOverHookLeavesNoWriter(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("needs setsid")
 	}
-	pidFile, fifo := filepath.Join(t.TempDir(), "child"), newFIFO(t)
-	// The hook runs on until the test lets it end (a hook that has
-	// ended by its first line is not handed over).
-	p, h, spec := handOverMiB(t, `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'; read line < "$2"`, "sh", pidFile, fifo)
-	letGo(t, fifo)
-	defer func() {
-		if data, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
+	payloadWays(t, func(t *testing.T) {
+		pidFile, fifo := filepath.Join(t.TempDir(), "child"), newFIFO(t)
+		// The hook runs on until the test lets it end (a hook that has
+		// ended by its first line is not handed over).
+		p, h, spec := handOverMiB(t, `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'; read line < "$2"`, "sh", pidFile, fifo)
+		letGo(t, fifo)
+		defer func() {
+			if data, err := os.ReadFile(pidFile); err == nil {
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
 			}
-		}
-	}()
-	Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
-	<-p.stdinDone // would wait for the child's minute before
+		}()
+		Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
+		writerEnds(p) // would wait for the child's minute before
+	})
 }
 
 // handOverMiB runs a shell script with a 1 MiB payload, which says on
