@@ -164,6 +164,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 				ts.Check(err)
 				ts.Setenv(args[0], plugins.ProjectMachineDir(ts.Getenv("QUIVER_HOME"), project))
 			},
+			"waitfiles": cmdWaitFiles,
 			"gitrm": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: gitrm NAME")
@@ -188,6 +189,30 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 				ts.Check(server(ts).TagObject(args[0], args[1], args[2]))
 			},
 		},
+	}
+}
+
+// cmdWaitFiles is `waitfiles N GLOB`: it returns once GLOB (relative to
+// the script's folder) names at least N files, as a background owner's
+// results appear, and fails after a minute. A bound, not a sleep: the
+// script goes on as soon as they are there.
+func cmdWaitFiles(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfiles N GLOB")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		matches, err := filepath.Glob(ts.MkAbs(args[1]))
+		ts.Check(err)
+		if len(matches) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("after a minute %d of %d files match %s", len(matches), n, args[1])
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
