@@ -217,10 +217,19 @@ func TestExecutorReturnsWhenChildHoldsPipe(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 10*time.Second {
 		t.Errorf("waited %s for a pipe held by a grandchild", elapsed)
 	}
-	data, _ := os.ReadFile(pidFile)
+	data, err := os.ReadFile(pidFile)
 	pid, _ := strconv.Atoi(string(data))
-	time.Sleep(100 * time.Millisecond)
-	if pid > 0 && alive(pid) {
+	if pid <= 0 {
+		t.Fatalf("the hook left no grandchild pid (%v); the test proves nothing", err)
+	}
+	// SIGKILL takes a moment to land: wait for the grandchild to go, up
+	// to a bound, rather than for a fixed time that a loaded machine may
+	// not honour.
+	deadline := time.Now().Add(2 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("grandchild %d left running", pid)
 	}
