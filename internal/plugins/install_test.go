@@ -276,14 +276,18 @@ func TestScopeLockSurvivesUnlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan func(), 1)
+	waiting := make(chan struct{})
 	go func() {
-		u, err := holdScope(context.Background(), s, 5*time.Second, nil)
+		// onWait runs once the waiter has found the old file locked, so
+		// it is polling it when the file goes (no sleep standing in for
+		// that).
+		u, err := holdScope(context.Background(), s, 5*time.Second, func() { close(waiting) })
 		if err != nil {
 			t.Error(err)
 		}
 		got <- u
 	}()
-	time.Sleep(100 * time.Millisecond) // the waiter is polling the old file
+	<-waiting
 	os.Remove(s.mutexPath())
 	unlock()
 	u := <-got
