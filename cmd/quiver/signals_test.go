@@ -37,9 +37,9 @@ type terminated struct {
 	killed bool
 }
 
-// terminate starts quiver, waits until ready says it is at work (or 10 s),
-// sends SIGTERM and waits for the end.
-func terminate(t *testing.T, h *harness, stdin string, ready func() bool, args ...string) terminated {
+// terminate starts quiver, waits until ready (given its pid) says it is
+// at work (or 10 s), sends SIGTERM and waits for the end.
+func terminate(t *testing.T, h *harness, stdin string, ready func(pid int) bool, args ...string) terminated {
 	t.Helper()
 	cmd := h.cmd(args...)
 	var out, errb bytes.Buffer
@@ -50,7 +50,7 @@ func terminate(t *testing.T, h *harness, stdin string, ready func() bool, args .
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	for deadline := time.Now().Add(10 * time.Second); !ready() && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); !ready(cmd.Process.Pid) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	var res terminated
@@ -82,9 +82,34 @@ func terminate(t *testing.T, h *harness, stdin string, ready func() bool, args .
 }
 
 // after returns a ready function that waits d.
-func after(d time.Duration) func() bool {
+func after(d time.Duration) func(int) bool {
 	start := time.Now()
-	return func() bool { return time.Since(start) >= d }
+	return func(int) bool { return time.Since(start) >= d }
+}
+
+// hashing returns a ready function that is true once quiver holds a file
+// under dir open, that is, once it hashes them: a fixed wait could end
+// before a slow start got there (SIGTERM's default action then ends it
+// and the test fails) or long after. Without /proc (not Linux) it falls
+// back to waiting 500 ms.
+func hashing(t *testing.T, dir string) func(int) bool {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		return after(500 * time.Millisecond)
+	}
+	dir, err := filepath.EvalSymlinks(dir) // as /proc names it
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(pid int) bool {
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, fd := range fds {
+			if to, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && strings.HasPrefix(to, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // sparse writes n sparse files of size bytes under dir, executable when
@@ -137,21 +162,23 @@ func TestSIGTERMWhileHashing(t *testing.T) {
 	t.Run("verify", func(t *testing.T) {
 		h := newHarness(t, srv)
 		n, _ := plugins.ParseName("acme/big")
-		sparse(t, filepath.Join(h.scope.PluginDir(n), "recipes"), 200, 63<<20, false)
+		recipes := filepath.Join(h.scope.PluginDir(n), "recipes")
+		sparse(t, recipes, 200, 63<<20, false)
 		lock := &plugins.Lock{Plugins: map[string]plugins.LockEntry{"acme/big": {Source: "/src", Hash: "sha256:00"}}}
 		if err := plugins.WriteLock(h.scope.LockPath(), lock); err != nil {
 			t.Fatal(err)
 		}
 		before, _ := os.ReadFile(h.scope.LockPath())
-		wantInterrupted(t, terminate(t, h, "", after(500*time.Millisecond), "plugin", "verify"))
+		wantInterrupted(t, terminate(t, h, "", hashing(t, recipes), "plugin", "verify"))
 		if now, _ := os.ReadFile(h.scope.LockPath()); !bytes.Equal(before, now) {
 			t.Errorf("the lock file changed")
 		}
 	})
 	t.Run("trust", func(t *testing.T) {
 		h := newHarness(t, srv)
-		sparse(t, filepath.Join(h.scope.Root, "hooks"), 200, 63<<20, true)
-		wantInterrupted(t, terminate(t, h, "", after(500*time.Millisecond), "trust"))
+		hooks := filepath.Join(h.scope.Root, "hooks")
+		sparse(t, hooks, 200, 63<<20, true)
+		wantInterrupted(t, terminate(t, h, "", hashing(t, hooks), "trust"))
 		if _, err := os.Stat(filepath.Join(h.home, "trust.yaml")); err == nil {
 			t.Errorf("an interrupted trust wrote the trust store")
 		}
@@ -206,7 +233,7 @@ func TestSIGTERMDuringAStalledFetch(t *testing.T) {
 		}
 	}()
 	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
-	connected := func() bool { return len(accepted) > 0 }
+	connected := func(int) bool { return len(accepted) > 0 }
 	r := terminate(t, h, "", connected, "plugin", "add", "http://"+ln.Addr().String()+"/acme/stalled.git")
 	wantInterrupted(t, r)
 	if problems := lockMatchesDisk(h.scope); len(problems) > 0 {
@@ -247,7 +274,7 @@ func TestSIGTERMDuringHookRun(t *testing.T) {
 			if failClosed {
 				args = append(args, "--fail-closed", "--exit-code")
 			}
-			started := func() bool { _, err := os.Stat(pids); return err == nil }
+			started := func(int) bool { _, err := os.Stat(pids); return err == nil }
 			r := terminate(t, h, `{"tool_name":"bash","tool_input":{"command":"ls"}}`, started, args...)
 			if !r.running {
 				t.Fatalf("hook run ended before the signal\n%s", r.ran)
