@@ -10,15 +10,30 @@ import (
 )
 
 // Adopt waits for a process another quiver started and handed over
-// (Running.Detach) as Run waits for its own: it reads the rest of its
-// output to s's caps after what was read already, kills its group when
-// ctx ends or at deadline, and says what happened. The process is not
-// Adopt's child, so its exit status is not known: ExitCode is 0 when it
-// ended by itself, -1 when it was killed. Adopt closes h's files.
+// (Running.Detach) as Run waits for its own: it writes the rest of its
+// payload, reads the rest of its output to s's caps after what was read
+// already, kills its group when ctx ends or at deadline, and says what
+// happened. The process is not Adopt's child, so its exit status is not
+// known: ExitCode is 0 when it ended by itself, -1 when it was killed.
+// Adopt closes h's files.
 func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
 	defer h.Stdout.Close()
 	defer h.Stderr.Close()
 	defer h.Pidfd.Close()
+	if h.Stdin != nil {
+		written := make(chan struct{})
+		go func() {
+			defer close(written)
+			// An error is the process's choice not to read it all
+			// (EPIPE), or its end (closed below).
+			h.Stdin.Write(h.Unwritten)
+			h.Stdin.Close()
+		}()
+		defer func() {
+			h.Stdin.Close() // what a grandchild holds open is not waited for
+			<-written
+		}()
+	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	var killed atomic.Bool

@@ -121,10 +121,6 @@ type Result struct {
 // writers need not wait for it.
 var OverflowGrace = WaitDelay
 
-// pipeHolds is what any pipe holds before its writer blocks: one page,
-// the least Linux gives a user over pipe-user-pages-soft (pipe(7)).
-const pipeHolds = 4 << 10
-
 // MaxFirstLine bounds the first line of stdout that Spec.FirstLine hears:
 // a longer one is no line it is asked about.
 const MaxFirstLine = 64 << 10
@@ -154,9 +150,12 @@ type Running struct {
 
 	outR, errR *os.File
 	// inW is stdin's write end (nil without a payload); stdinDone is
-	// closed once its writer has written all or given up.
+	// closed once its writer has written all, given up, or been stopped
+	// by Detach, which then finds the part of the payload it did not
+	// write in unwritten.
 	inW            *os.File
 	stdinDone      chan struct{}
+	unwritten      []byte
 	stdout, stderr *capped
 	drained        chan struct{}
 	exited         chan struct{}
@@ -234,22 +233,10 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 	ours, theirs = append(ours, p.errR), append(theirs, errW)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	if s.Stdin != nil { // else exec gives the child /dev/null
-		// A process that may be handed over (FirstLine) can outlive this
-		// quiver, and the payload's writer with it: a one-shot hook run
-		// exits right after the handover, and a payload larger than the
-		// pipe held would reach the process cut. It reads a sealed
-		// in-memory file instead, whole whenever it gets to it; where
-		// there is none (no handover either), a pipe as for any other.
-		if s.FirstLine != nil && len(s.Stdin) > pipeHolds {
-			inR, _ = payloadFile(s.Stdin)
+		if inR, p.inW, err = os.Pipe(); err != nil {
+			return fail(err)
 		}
-		if inR == nil {
-			if inR, p.inW, err = os.Pipe(); err != nil {
-				return fail(err)
-			}
-			ours = append(ours, p.inW)
-		}
-		theirs = append(theirs, inR)
+		ours, theirs = append(ours, p.inW), append(theirs, inR)
 		cmd.Stdin = inR
 	}
 	err = cmd.Start()
@@ -260,20 +247,18 @@ func start(ctx context.Context, s Spec) (*Running, Result) {
 	}
 	if p.inW != nil {
 		p.stdinDone = make(chan struct{})
-		write := func() {
+		go func() {
 			defer close(p.stdinDone)
 			// An error is the hook's choice not to read it all (EPIPE),
-			// or the end of waiting for it (closed by Wait or Detach).
-			p.inW.Write(s.Stdin)
+			// the end of waiting for it (closed by Wait), or Detach
+			// stopping the writer to hand the rest over.
+			n, err := p.inW.Write(s.Stdin)
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				p.unwritten = s.Stdin[n:]
+				return
+			}
 			p.inW.Close()
-		}
-		if len(s.Stdin) <= pipeHolds {
-			// It fits the pipe: the write cannot block, and the whole
-			// payload is in the pipe before anything can be handed over.
-			write()
-		} else {
-			go write()
-		}
+		}()
 	}
 	if s.FirstLine != nil {
 		// Opened before anything waits for the process, so the pid is
@@ -413,11 +398,15 @@ func (p *Running) Wait() Result {
 // Handover is a running process given to another owner: its pid (also
 // its process group), a pidfd that refers to it whatever happens to the
 // pid, the read ends of its stdout and stderr, and what was read of them
-// already. The new owner must close the files.
+// already; and, when the process had not read its whole payload yet,
+// the write end of its stdin and the rest of the payload, for the new
+// owner to write. The new owner must close the files.
 type Handover struct {
 	Pid                    int
 	Pidfd, Stdout, Stderr  *os.File
 	ReadStdout, ReadStderr []byte
+	Stdin                  *os.File
+	Unwritten              []byte
 	Started                time.Time
 }
 
@@ -442,21 +431,30 @@ func (p *Running) Detach() (Handover, error) {
 	<-p.drained
 	p.errR.SetReadDeadline(time.Time{})
 	stderr, _ := p.stderr.bytes()
-	// A payload of at most pipeHolds is in its pipe already, and a larger
-	// one is a file (start). Only where no such file could be made does a
-	// writer still feed the pipe: it writes on until the hook ends, which
-	// in a one-shot quiver that exits after the handover cuts the
-	// payload; waiting for it here would add up across the handlers an
-	// event hands over, one after another.
+	// The payload's writer stops where it is, and what it has not
+	// written goes with the process: a one-shot quiver exits right after
+	// the handover, and a process that answered before reading a payload
+	// larger than its pipe would otherwise get it cut. A writer that
+	// has finished (or met the hook's EPIPE) has closed its pipe.
+	var stdin *os.File
+	var unwritten []byte
+	if w := p.inW; w != nil && w.SetWriteDeadline(time.Now()) == nil {
+		<-p.stdinDone
+		if p.unwritten != nil {
+			w.SetWriteDeadline(time.Time{})
+			stdin, unwritten = w, p.unwritten
+		}
+		p.inW = nil
+	}
 	go func() {
 		<-p.exited
 		p.cancel()
-		if p.inW != nil {
+		if p.inW != nil { // a writer that could not be stopped
 			p.inW.Close() // what a grandchild holds open is not waited for
 		}
 	}()
 	return Handover{Pid: p.cmd.Process.Pid, Pidfd: p.pidfd, Stdout: p.outR, Stderr: p.errR,
-		ReadStdout: read, ReadStderr: bytes.Clone(stderr), Started: p.start}, nil
+		ReadStdout: read, ReadStderr: bytes.Clone(stderr), Stdin: stdin, Unwritten: unwritten, Started: p.start}, nil
 }
 
 // copyBufs lends the output readers their buffers. io.Copy from a file

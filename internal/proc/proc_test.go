@@ -3,7 +3,6 @@ package proc
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -100,11 +99,10 @@ func TestFirstLineHandover(t *testing.T) {
 }
 
 // TestFirstLinePayloadArrivesWhole: a process that may be handed over
-// reads its payload byte for byte, around the size from which it is an
-// in-memory file rather than a pipe (claude_async_big_payload.txtar shows
-// why: there the quiver that wrote it has exited).
+// but is not reads its payload byte for byte, at sizes around what a
+// pipe holds.
 func TestFirstLinePayloadArrivesWhole(t *testing.T) {
-	for _, n := range []int{1, pipeHolds, pipeHolds + 1, 300_000} {
+	for _, n := range []int{1, 4 << 10, 4<<10 + 1, 64 << 10, 64<<10 + 1, 300_000} {
 		payload := bytes.Repeat([]byte("payload line\n"), n/13+1)[:n]
 		r := Run(t.Context(), Spec{Path: "sh", Args: []string{"-c", `echo first; cat`}, Stdin: payload,
 			Timeout: time.Minute, MaxStdout: 1 << 20, MaxStderr: 1 << 10,
@@ -217,36 +215,20 @@ func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("handover needs pidfds")
 	}
-	payloadWays(t, func(t *testing.T) {
-		fifo := newFIFO(t)
-		p, h, spec := handOverMiB(t, `echo '{"async": true}'; read line < `+fifo+`; wc -c | tr -d ' '`)
-		letGo(t, fifo)
-		a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
-		if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(spec.Stdin)); string(a.Stdout) != want || a.ExitCode != 0 {
-			t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
-		}
-		writerEnds(p) // the writer, if any, ends with the hook
-	})
-}
-
-// payloadWays runs test with a large payload as a sealed in-memory file
-// (as on Linux) and through a pipe and its writer (where no such file
-// can be made).
-func payloadWays(t *testing.T, test func(t *testing.T)) {
-	t.Run("file", test)
-	t.Run("pipe", func(t *testing.T) {
-		made := payloadFile
-		payloadFile = func([]byte) (*os.File, error) { return nil, errors.New("no memfd in this test") }
-		defer func() { payloadFile = made }()
-		test(t)
-	})
-}
-
-// writerEnds returns once p's payload writer has ended (at once when
-// the payload was a file, which has none).
-func writerEnds(p *Running) {
-	if p.stdinDone != nil {
-		<-p.stdinDone
+	fifo := newFIFO(t)
+	p, h, spec := handOverMiB(t, `echo '{"async": true}'; read line < `+fifo+`; wc -c | tr -d ' '`)
+	// The hook run's writer has stopped: what it did not write is the
+	// new owner's to write, all of it and only it (a writer left behind
+	// would add bytes here, or, in a one-shot quiver that exits, cut
+	// them).
+	<-p.stdinDone
+	if h.Stdin == nil || len(h.Unwritten) == 0 {
+		t.Fatalf("handed over stdin %v with %d of %d bytes unwritten", h.Stdin, len(h.Unwritten), len(spec.Stdin))
+	}
+	letGo(t, fifo)
+	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
+	if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(spec.Stdin)); string(a.Stdout) != want || a.ExitCode != 0 {
+		t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
 	}
 }
 
@@ -261,22 +243,21 @@ func TestHandedOverHookLeavesNoWriter(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("needs setsid")
 	}
-	payloadWays(t, func(t *testing.T) {
-		pidFile, fifo := filepath.Join(t.TempDir(), "child"), newFIFO(t)
-		// The hook runs on until the test lets it end (a hook that has
-		// ended by its first line is not handed over).
-		p, h, spec := handOverMiB(t, `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'; read line < "$2"`, "sh", pidFile, fifo)
-		letGo(t, fifo)
-		defer func() {
-			if data, err := os.ReadFile(pidFile); err == nil {
-				if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
+	pidFile, fifo := filepath.Join(t.TempDir(), "child"), newFIFO(t)
+	// The hook runs on until the test lets it end (a hook that has
+	// ended by its first line is not handed over).
+	_, h, spec := handOverMiB(t, `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'; read line < "$2"`, "sh", pidFile, fifo)
+	letGo(t, fifo)
+	defer func() {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
 			}
-		}()
-		Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
-		writerEnds(p) // would wait for the child's minute before
-	})
+		}
+	}()
+	// Adopt returns once its writer has ended: it would wait for the
+	// child's minute before.
+	Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
 }
 
 // handOverMiB runs a shell script with a 1 MiB payload, which says on

@@ -67,7 +67,8 @@ type Job struct {
 	Rewake        bool   `json:"rewake,omitempty"`
 	RewakeMessage string `json:"rewake_message,omitempty"`
 
-	// What to start (proc.Spec's fields), and its time limit.
+	// What to start (proc.Spec's fields), and its time limit; for a
+	// handler handed over, Stdin is what is left of its payload.
 	Path    string        `json:"path,omitempty"`
 	Args    []string      `json:"args,omitempty"`
 	Dir     string        `json:"dir,omitempty"`
@@ -77,11 +78,13 @@ type Job struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 
 	// A handler handed over: its pid, when it must end, the numbers of
-	// its stdout, stderr and pidfd in the owner, and what the hook run
-	// read of its output (stdout starting with the async first line).
+	// its stdout, stderr and pidfd in the owner, and of its stdin's
+	// write end when the hook run had not written all of its payload
+	// (Stdin then holds the rest), and what the hook run read of its
+	// output (stdout starting with the async first line).
 	Pid        int       `json:"pid,omitempty"`
 	Deadline   time.Time `json:"deadline,omitzero"`
-	Files      [3]int    `json:"files,omitzero"`
+	Files      [4]int    `json:"files,omitzero"`
 	ReadStdout []byte    `json:"read_stdout,omitempty"`
 	ReadStderr []byte    `json:"read_stderr,omitempty"`
 

@@ -70,11 +70,13 @@ func (ow *Owner) Launch(o *Order) error {
 	for i := range o.Jobs {
 		j := &o.Jobs[i]
 		if h := j.handover; h != nil {
-			for k, f := range []*os.File{h.Stdout, h.Stderr, h.Pidfd} {
-				j.Files[k] = 3 + len(cmd.ExtraFiles)
-				cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+			for k, f := range []*os.File{h.Stdout, h.Stderr, h.Pidfd, h.Stdin} {
+				if f != nil { // no stdin once the payload was all written
+					j.Files[k] = 3 + len(cmd.ExtraFiles)
+					cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+				}
 			}
-			j.Pid, j.ReadStdout, j.ReadStderr = h.Pid, h.ReadStdout, h.ReadStderr
+			j.Pid, j.ReadStdout, j.ReadStderr, j.Stdin = h.Pid, h.ReadStdout, h.ReadStderr, h.Unwritten
 		}
 	}
 	err = cmd.Start()
@@ -100,6 +102,9 @@ func (ow *Owner) Launch(o *Order) error {
 		h.Stdout.Close()
 		h.Stderr.Close()
 		h.Pidfd.Close()
+		if h.Stdin != nil {
+			h.Stdin.Close()
+		}
 	}
 	return nil
 }
@@ -115,6 +120,9 @@ func (ow *Owner) fail(o *Order, err error) error {
 	for _, j := range o.Jobs {
 		if h := j.handover; h != nil {
 			h.Stdout, h.Stderr = pollable(h.Stdout), pollable(h.Stderr)
+			if h.Stdin != nil {
+				h.Stdin = pollable(h.Stdin)
+			}
 		}
 	}
 	return fmt.Errorf("start the background owner: %w", err)
@@ -214,6 +222,11 @@ func Collect(ctx context.Context) error {
 		h.Stdout, h.Stderr, h.Pidfd = inherited(j.Files[0], "stdout"), inherited(j.Files[1], "stderr"), inherited(j.Files[2], "pidfd")
 		if h.Stdout == nil || h.Stderr == nil || h.Pidfd == nil {
 			return fmt.Errorf("job %s: its files are missing", j.Hook)
+		}
+		// The rest of its payload, which the hook run had not written
+		// yet when it handed the handler over.
+		if h.Stdin = inherited(j.Files[3], "stdin"); h.Stdin != nil {
+			h.Unwritten = j.Stdin
 		}
 		j.handover = h
 	}
