@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/quiver-cli/quiver/internal/proc"
 )
 
@@ -79,6 +81,18 @@ func (ow *Owner) Launch(o *Order) error {
 			j.Pid, j.ReadStdout, j.ReadStderr, j.Stdin = h.Pid, h.ReadStdout, h.ReadStderr, h.Unwritten
 		}
 	}
+	// The order goes in one write that ends with its last byte (no
+	// newline after it): an owner that read it whole was given all of
+	// it, so a write that fails means the owner never had its order and
+	// its jobs are still this process's.
+	order, err := json.Marshal(o)
+	if err == nil && len(order) > maxOrder {
+		err = fmt.Errorf("its order would take %d bytes, more than an owner reads (%d)", len(order), maxOrder)
+	}
+	if err != nil {
+		orderR.Close()
+		return ow.fail(o, err)
+	}
 	err = cmd.Start()
 	orderR.Close()
 	if err != nil {
@@ -90,13 +104,9 @@ func (ow *Owner) Launch(o *Order) error {
 			ow.Exited(err)
 		}
 	}()
-	if err := json.NewEncoder(orderW).Encode(o); err != nil {
-		// The owner is gone: kill what only it could have bounded.
+	if _, err := orderW.Write(order); err != nil {
 		cmd.Process.Kill()
-		for _, h := range handed {
-			proc.Adopt(context.Background(), *h, timeNow(), proc.Spec{})
-		}
-		return fmt.Errorf("%w: write its order: %v", ErrOwnerLost, err)
+		return ow.fail(o, fmt.Errorf("the owner ended before it took its order: %w", err))
 	}
 	for _, h := range handed {
 		h.Stdout.Close()
@@ -108,10 +118,6 @@ func (ow *Owner) Launch(o *Order) error {
 	}
 	return nil
 }
-
-// ErrOwnerLost: an owner started but could not take its order; its
-// handed-over jobs were killed, and nothing is left to wait for.
-var ErrOwnerLost = errors.New("the background owner ended at once")
 
 // fail is Launch's error when no owner took the order: its jobs are
 // still this process's, for Own. Those detached already are read again
@@ -128,9 +134,11 @@ func (ow *Owner) fail(o *Order, err error) error {
 	return fmt.Errorf("start the background owner: %w", err)
 }
 
-// pollable is f again, readable with deadlines.
+// pollable is f again, readable with deadlines. The copy is made
+// close-on-exec at once: a hook server may be starting other handlers
+// meanwhile, which must not inherit it.
 func pollable(f *os.File) *os.File {
-	fd, err := syscall.Dup(int(f.Fd()))
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return f
 	}

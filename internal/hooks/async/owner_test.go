@@ -3,11 +3,15 @@ package async
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/proc"
 )
 
 // held makes a FIFO that a handler holds open for writing (its fd 3,
@@ -223,6 +227,61 @@ func TestEndSweepsStaleSessions(t *testing.T) {
 	for path, want := range map[string]bool{stale: false, fresh: true, leftover: false, removing: true, ending: false} {
 		if _, err := os.Stat(path); (err == nil) != want {
 			t.Errorf("%s: exists = %v, want %v", filepath.Base(path), err == nil, want)
+		}
+	}
+}
+
+// TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder: an owner that starts but
+// ends without reading its order (here `true`; a real one whose order is
+// too large to decode does the same) leaves the handed-over handlers
+// this process's, still running with their pipes readable with
+// deadlines: Own then waits for them as when no owner could start, the
+// rest of the payload reaches the handler whole, and a grandchild that
+// holds stdin without reading it does not hold Own up (attack on the
+// payload's handover).
+func TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder(t *testing.T) {
+	if !Supported {
+		t.Skip("no handover on this system")
+	}
+	payload := []byte(strings.Repeat("x", 300_000)) // more than the pipe, and than the order's
+	count := filepath.Join(t.TempDir(), "count")
+	var sleeper string
+	for _, script := range []string{
+		// Reads its payload only once it is in the background.
+		`echo '{"async": true}'; wc -c > ` + count,
+		// Leaves its stdin to a grandchild of another session that
+		// never reads it, and ends.
+		`exec 3<&0; setsid sleep 60 <&3 3<&- >/dev/null 2>&1 & echo $! > ` + count + `.pid; echo '{"async": true}'`,
+	} {
+		r := proc.Run(t.Context(), proc.Spec{Path: "sh", Args: []string{"-c", script}, Stdin: payload, Timeout: time.Minute,
+			MaxStdout: MaxStdout, MaxStderr: MaxStderr,
+			FirstLine: func(line []byte) bool { _, ok := ParseFirstLine(line); return ok }})
+		if r.Running == nil {
+			t.Fatalf("not handed over: %+v", r)
+		}
+		o := &Order{Run: "r", Jobs: []Job{Adopt(Job{Hook: "h"}, r.Running, time.Minute)}}
+		ow := &Owner{Command: func() *exec.Cmd { return exec.Command("true") }}
+		if err := ow.Launch(o); err == nil {
+			t.Fatal("Launch took an owner that read no order")
+		}
+		owned := make(chan struct{})
+		go func() {
+			Own(t.Context(), Order{Jobs: o.Jobs}, func(Record) {})
+			close(owned)
+		}()
+		select { // a bound, not a wait: Own returns as soon as the job ends
+		case <-owned:
+		case <-time.After(30 * time.Second):
+			t.Fatal("Own has not returned 30 s after the handler ended")
+		}
+		sleeper = count + ".pid"
+	}
+	if data, err := os.ReadFile(count); err != nil || strings.TrimSpace(string(data)) != "300000" {
+		t.Errorf("the handler read %q bytes (%v), want 300000", data, err)
+	}
+	if data, err := os.ReadFile(sleeper); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }
