@@ -10,7 +10,8 @@ import (
 )
 
 // newHookCollectCmd is the hidden owner of background handlers: a hook
-// run starts it detached (async.Owner) and hands it its order on fd 3.
+// run starts it detached (async.Owner) and hands it its order on fd 3;
+// it says on fd 4 that it has taken it.
 func (a *App) newHookCollectCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:    "collect",

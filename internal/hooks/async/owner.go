@@ -2,6 +2,7 @@ package async
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,9 +37,10 @@ type Owner struct {
 const Supported = supported
 
 // Launch hands o to a new owner process: the jobs it must start, and
-// those running here, whose output pipes and pidfd it passes on. It
-// returns once the owner has the order; then nothing of the jobs is
-// this process's. On an error the jobs are still this process's (Wait).
+// those running here, whose output pipes, pidfd and unwritten payload it
+// passes on. It returns once the owner has said it took the order; then
+// nothing of the jobs is this process's. On an error the jobs are still
+// this process's (Own).
 func (ow *Owner) Launch(o *Order) error {
 	if o.Session != "" {
 		if err := prepare(o.Session); err != nil {
@@ -60,15 +62,36 @@ func (ow *Owner) Launch(o *Order) error {
 		j.running, j.handover = nil, &h
 		handed = append(handed, &h)
 	}
+	// The order's bytes, counted before any is made: an order that no
+	// owner would read is not built at all (base64 makes the payloads a
+	// third larger).
+	size := 0
+	for _, j := range o.Jobs {
+		for _, b := range [][]byte{j.Stdin, j.ReadStdout, j.ReadStderr} {
+			size += base64.StdEncoding.EncodedLen(len(b))
+		}
+	}
+	if size > maxOrder {
+		return ow.fail(o, fmt.Errorf("its order would take over %d bytes, more than an owner reads (%d)", size, maxOrder))
+	}
+	// The owner reads its order on fd 3 and says on fd 4 that it has taken
+	// it, before it starts or reads anything: until then the jobs are this
+	// process's.
 	orderR, orderW, err := os.Pipe()
 	if err != nil {
 		return ow.fail(o, err)
 	}
 	defer orderW.Close()
+	ackR, ackW, err := os.Pipe()
+	if err != nil {
+		orderR.Close()
+		return ow.fail(o, err)
+	}
+	defer ackR.Close()
 	cmd := ow.Command()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // /dev/null
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.ExtraFiles = []*os.File{orderR}
+	cmd.ExtraFiles = []*os.File{orderR, ackW}
 	for i := range o.Jobs {
 		j := &o.Jobs[i]
 		if h := j.handover; h != nil {
@@ -81,32 +104,47 @@ func (ow *Owner) Launch(o *Order) error {
 			j.Pid, j.ReadStdout, j.ReadStderr, j.Stdin = h.Pid, h.ReadStdout, h.ReadStderr, h.Unwritten
 		}
 	}
-	// The order goes in one write that ends with its last byte (no
-	// newline after it): an owner that read it whole was given all of
-	// it, so a write that fails means the owner never had its order and
-	// its jobs are still this process's.
 	order, err := json.Marshal(o)
 	if err == nil && len(order) > maxOrder {
 		err = fmt.Errorf("its order would take %d bytes, more than an owner reads (%d)", len(order), maxOrder)
 	}
 	if err != nil {
 		orderR.Close()
+		ackW.Close()
 		return ow.fail(o, err)
 	}
 	err = cmd.Start()
 	orderR.Close()
+	ackW.Close()
 	if err != nil {
 		return ow.fail(o, err)
 	}
+	exited := make(chan struct{})
 	go func() {
 		err := cmd.Wait() // no zombie in a long-lived quiver
+		close(exited)
 		if ow.Exited != nil {
 			ow.Exited(err)
 		}
 	}()
-	if _, err := orderW.Write(order); err != nil {
-		cmd.Process.Kill()
-		return ow.fail(o, fmt.Errorf("the owner ended before it took its order: %w", err))
+	deadline := time.Now().Add(ackTimeout)
+	orderW.SetWriteDeadline(deadline)
+	_, err = orderW.Write(order)
+	orderW.Close()
+	if err == nil {
+		ackR.SetReadDeadline(deadline)
+		err = taken(ackR)
+	}
+	if err != nil {
+		// Not taken in time: once the owner is gone, whether it said so
+		// before it went is final. If it did, the jobs were its own;
+		// else it started none of them, and they are this process's.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		ackR.SetReadDeadline(time.Now())
+		if taken(ackR) != nil {
+			return ow.fail(o, fmt.Errorf("the owner did not take its order: %w", err))
+		}
 	}
 	for _, h := range handed {
 		h.Stdout.Close()
@@ -115,6 +153,22 @@ func (ow *Owner) Launch(o *Order) error {
 		if h.Stdin != nil {
 			h.Stdin.Close()
 		}
+	}
+	return nil
+}
+
+// ackTimeout bounds how long Launch waits for an owner to say it has
+// taken its order: it has only to start and read it. A variable for the
+// tests.
+var ackTimeout = 10 * time.Second
+
+// taken reads an owner's acknowledgement: nil once it has said it took
+// its order, an error when it ended (or the read's deadline passed)
+// without saying so.
+func taken(ack *os.File) error {
+	var b [1]byte
+	if _, err := io.ReadFull(ack, b[:]); err != nil {
+		return err
 	}
 	return nil
 }
@@ -208,13 +262,19 @@ func run(ctx context.Context, j Job) proc.Result {
 
 // Collect is the owner process's work (quiver's hidden `hook collect`):
 // it reads its order from fd 3 and the files of the jobs handed over from
-// the numbers the order gives, owns the jobs (Own), and writes each one's
-// record to the session's folder. It returns when every job has ended.
+// the numbers the order gives, says on fd 4 that it has taken them, owns
+// the jobs (Own), and writes each one's record to the session's folder.
+// It returns when every job has ended.
 func Collect(ctx context.Context) error {
 	in := os.NewFile(3, "order")
 	if in == nil {
 		return errors.New("no order on fd 3")
 	}
+	ack := os.NewFile(4, "ack")
+	if ack == nil {
+		return errors.New("no acknowledgement pipe on fd 4")
+	}
+	defer ack.Close()
 	var o Order
 	err := json.NewDecoder(io.LimitReader(in, maxOrder)).Decode(&o)
 	in.Close()
@@ -238,6 +298,12 @@ func Collect(ctx context.Context) error {
 		}
 		j.handover = h
 	}
+	// From here the jobs are this process's: the hook run that gave the
+	// order waits for this byte before it lets go of them (Launch).
+	if _, err := ack.Write([]byte{1}); err != nil {
+		return fmt.Errorf("acknowledge the order: %w", err)
+	}
+	ack.Close()
 	var mu sync.Mutex
 	var errs []error
 	Own(ctx, o, func(rec Record) {

@@ -232,56 +232,116 @@ func TestEndSweepsStaleSessions(t *testing.T) {
 }
 
 // TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder: an owner that starts but
-// ends without reading its order (here `true`; a real one whose order is
-// too large to decode does the same) leaves the handed-over handlers
-// this process's, still running with their pipes readable with
-// deadlines: Own then waits for them as when no owner could start, the
-// rest of the payload reaches the handler whole, and a grandchild that
-// holds stdin without reading it does not hold Own up (attack on the
-// payload's handover).
+// does not say it took its order (it ends without reading it, or never
+// reads it) leaves the jobs this process's: Launch fails (after
+// ackTimeout at most), the handed-over handler's pipes are readable with
+// deadlines again, and Own waits for the jobs as when no owner could
+// start. The declared job runs once, the rest of the payload reaches the
+// handler whole, whatever the order's size (attacks on the payload's
+// handover).
 func TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder(t *testing.T) {
 	if !Supported {
 		t.Skip("no handover on this system")
 	}
-	payload := []byte(strings.Repeat("x", 300_000)) // more than the pipe, and than the order's
-	count := filepath.Join(t.TempDir(), "count")
-	var sleeper string
-	for _, script := range []string{
-		// Reads its payload only once it is in the background.
-		`echo '{"async": true}'; wc -c > ` + count,
-		// Leaves its stdin to a grandchild of another session that
-		// never reads it, and ends.
-		`exec 3<&0; setsid sleep 60 <&3 3<&- >/dev/null 2>&1 & echo $! > ` + count + `.pid; echo '{"async": true}'`,
+	old := ackTimeout
+	ackTimeout = 200 * time.Millisecond
+	defer func() { ackTimeout = old }()
+	for _, c := range []struct {
+		name    string
+		owner   []string
+		payload int
+	}{
+		{"ends, small order", []string{"true"}, 1_000},
+		{"ends, large order", []string{"true"}, 300_000},
+		{"never reads", []string{"sleep", "60"}, 300_000},
 	} {
-		r := proc.Run(t.Context(), proc.Spec{Path: "sh", Args: []string{"-c", script}, Stdin: payload, Timeout: time.Minute,
-			MaxStdout: MaxStdout, MaxStderr: MaxStderr,
-			FirstLine: func(line []byte) bool { _, ok := ParseFirstLine(line); return ok }})
-		if r.Running == nil {
-			t.Fatalf("not handed over: %+v", r)
-		}
-		o := &Order{Run: "r", Jobs: []Job{Adopt(Job{Hook: "h"}, r.Running, time.Minute)}}
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gate := gateFIFO(t, dir)
+			// It reads its payload only once it is in the background.
+			r := handOff(t, `echo '{"async": true}'; read go < gate; wc -c > count`, dir, c.payload)
+			o := &Order{Run: "r", Jobs: []Job{Adopt(Job{Hook: "h"}, r, time.Minute), shJob("d", `echo ran >> `+filepath.Join(dir, "declared"), time.Minute)}}
+			ow := &Owner{Command: func() *exec.Cmd { return exec.Command(c.owner[0], c.owner[1:]...) }}
+			if err := ow.Launch(o); err == nil {
+				t.Fatal("Launch let go of its jobs to an owner that did not take them")
+			}
+			go openGate(gate)
+			ownWithin(t, o.Jobs)
+			if data, err := os.ReadFile(filepath.Join(dir, "count")); err != nil || strings.TrimSpace(string(data)) != strconv.Itoa(c.payload) {
+				t.Errorf("the handler read %q bytes (%v), want %d", data, err, c.payload)
+			}
+			if data, _ := os.ReadFile(filepath.Join(dir, "declared")); string(data) != "ran\n" {
+				t.Errorf("the declared job ran %q, want once", data)
+			}
+		})
+	}
+	t.Run("a grandchild holds stdin", func(t *testing.T) {
+		dir := t.TempDir()
+		gate := gateFIFO(t, dir)
+		// It leaves its stdin to a grandchild of another session that
+		// never reads it, and ends once let go.
+		r := handOff(t, `exec 3<&0; setsid sleep 60 <&3 3<&- >/dev/null 2>&1 & echo $! > pid; echo '{"async": true}'; read go < gate`, dir, 300_000)
+		t.Cleanup(func() {
+			if data, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil {
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+		o := &Order{Run: "r", Jobs: []Job{Adopt(Job{Hook: "h"}, r, time.Minute)}}
 		ow := &Owner{Command: func() *exec.Cmd { return exec.Command("true") }}
 		if err := ow.Launch(o); err == nil {
-			t.Fatal("Launch took an owner that read no order")
+			t.Fatal("Launch let go of its job to an owner that did not take it")
 		}
-		owned := make(chan struct{})
-		go func() {
-			Own(t.Context(), Order{Jobs: o.Jobs}, func(Record) {})
-			close(owned)
-		}()
-		select { // a bound, not a wait: Own returns as soon as the job ends
-		case <-owned:
-		case <-time.After(30 * time.Second):
-			t.Fatal("Own has not returned 30 s after the handler ended")
-		}
-		sleeper = count + ".pid"
+		go openGate(gate)
+		ownWithin(t, o.Jobs) // the payload's writer must not wait for the grandchild
+	})
+}
+
+// handOff runs script in dir with a payload of n bytes and returns it
+// running on after its first line.
+func handOff(t *testing.T, script, dir string, n int) *proc.Running {
+	t.Helper()
+	r := proc.Run(t.Context(), proc.Spec{Path: "sh", Args: []string{"-c", script}, Dir: dir,
+		Stdin: []byte(strings.Repeat("x", n)), Timeout: time.Minute, MaxStdout: MaxStdout, MaxStderr: MaxStderr,
+		FirstLine: func(line []byte) bool { _, ok := ParseFirstLine(line); return ok }})
+	if r.Running == nil {
+		t.Fatalf("not handed over: %+v", r)
 	}
-	if data, err := os.ReadFile(count); err != nil || strings.TrimSpace(string(data)) != "300000" {
-		t.Errorf("the handler read %q bytes (%v), want 300000", data, err)
+	return r.Running
+}
+
+// gateFIFO makes the FIFO "gate" in dir, which a handler reads a line
+// from before it goes on.
+func gateFIFO(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(sleeper); err == nil {
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+	return p
+}
+
+// openGate lets the handler waiting on gate go on.
+func openGate(gate string) {
+	if f, err := os.OpenFile(gate, os.O_WRONLY, 0); err == nil {
+		f.WriteString("go\n")
+		f.Close()
+	}
+}
+
+// ownWithin owns jobs as Launch's caller does when no owner took them,
+// and fails if they are not all done 30 s after (a bound, not a wait).
+func ownWithin(t *testing.T, jobs []Job) {
+	t.Helper()
+	owned := make(chan struct{})
+	go func() {
+		Own(t.Context(), Order{Jobs: jobs}, func(Record) {})
+		close(owned)
+	}()
+	select {
+	case <-owned:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Own has not returned 30 s after the handler was let go")
 	}
 }
