@@ -139,7 +139,11 @@ func (ow *Owner) Launch(o *Order) error {
 		// Not taken in time: once the owner is gone, whether it said so
 		// before it went is final. If it did, the jobs were its own;
 		// else it started none of them, and they are this process's.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// Through Process (a pidfd where there are pidfds), which never
+		// reaches another process that got its pid once it is reaped.
+		// Before it says so the owner has started nothing that a kill of
+		// its group would also have to reach.
+		cmd.Process.Kill()
 		<-exited
 		ackR.SetReadDeadline(time.Now())
 		if taken(ackR) != nil {
