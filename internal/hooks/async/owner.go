@@ -22,8 +22,10 @@ import (
 // handlers, so that the run can answer without waiting for them.
 type Owner struct {
 	// Command makes the owner's command: quiver's hidden `hook collect`
-	// (which calls Collect). Launch sets its standard files, its extra
-	// files and its session.
+	// (which calls Collect) itself, not a wrapper that starts it, since
+	// an owner that does not take its order in time is killed by its
+	// pid. Launch sets its standard files, its extra files and its
+	// session.
 	Command func() *exec.Cmd
 	// Exited, when set, hears how an owner started here ended, if this
 	// process lives that long (a hook run is gone by then; hook serve
@@ -75,8 +77,10 @@ func (ow *Owner) Launch(o *Order) error {
 		return ow.fail(o, fmt.Errorf("its order would take over %d bytes, more than an owner reads (%d)", size, maxOrder))
 	}
 	// The owner reads its order on fd 3 and says on fd 4 that it has taken
-	// it, before it starts or reads anything: until then the jobs are this
-	// process's.
+	// it; it starts or reads nothing until fd 3 then ends, which this
+	// process makes happen only once it has heard it in time. So the jobs
+	// are this process's until then, and the owner's after: never both's,
+	// never nobody's.
 	orderR, orderW, err := os.Pipe()
 	if err != nil {
 		return ow.fail(o, err)
@@ -130,26 +134,19 @@ func (ow *Owner) Launch(o *Order) error {
 	deadline := time.Now().Add(ackTimeout)
 	orderW.SetWriteDeadline(deadline)
 	_, err = orderW.Write(order)
-	orderW.Close()
 	if err == nil {
 		ackR.SetReadDeadline(deadline)
 		err = taken(ackR)
 	}
 	if err != nil {
-		// Not taken in time: once the owner is gone, whether it said so
-		// before it went is final. If it did, the jobs were its own;
-		// else it started none of them, and they are this process's.
-		// Through Process (a pidfd where there are pidfds), which never
-		// reaches another process that got its pid once it is reaped.
-		// Before it says so the owner has started nothing that a kill of
-		// its group would also have to reach.
+		// Not taken in time. The owner starts nothing until fd 3 ends
+		// (closed below, once it is reaped): whatever it said, the jobs
+		// are this process's.
 		cmd.Process.Kill()
 		<-exited
-		ackR.SetReadDeadline(time.Now())
-		if taken(ackR) != nil {
-			return ow.fail(o, fmt.Errorf("the owner did not take its order: %w", err))
-		}
+		return ow.fail(o, fmt.Errorf("the owner did not take its order: %w", err))
 	}
+	orderW.Close() // go on: the jobs are the owner's
 	for _, h := range handed {
 		h.Stdout.Close()
 		h.Stderr.Close()
@@ -168,7 +165,7 @@ var ackTimeout = 10 * time.Second
 
 // taken reads an owner's acknowledgement: nil once it has said it took
 // its order, an error when it ended (or the read's deadline passed)
-// without saying so.
+// without saying so in time.
 func taken(ack *os.File) error {
 	var b [1]byte
 	if _, err := io.ReadFull(ack, b[:]); err != nil {
@@ -266,9 +263,10 @@ func run(ctx context.Context, j Job) proc.Result {
 
 // Collect is the owner process's work (quiver's hidden `hook collect`):
 // it reads its order from fd 3 and the files of the jobs handed over from
-// the numbers the order gives, says on fd 4 that it has taken them, owns
-// the jobs (Own), and writes each one's record to the session's folder.
-// It returns when every job has ended.
+// the numbers the order gives, says on fd 4 that it has taken them, and
+// once fd 3 ends (the hook run has heard it), owns the jobs (Own) and
+// writes each one's record to the session's folder. It returns when every
+// job has ended.
 func Collect(ctx context.Context) error {
 	in := os.NewFile(3, "order")
 	if in == nil {
@@ -281,8 +279,8 @@ func Collect(ctx context.Context) error {
 	defer ack.Close()
 	var o Order
 	err := json.NewDecoder(io.LimitReader(in, maxOrder)).Decode(&o)
-	in.Close()
 	if err != nil {
+		in.Close()
 		return fmt.Errorf("read the order: %w", err)
 	}
 	for i := range o.Jobs {
@@ -308,6 +306,11 @@ func Collect(ctx context.Context) error {
 		return fmt.Errorf("acknowledge the order: %w", err)
 	}
 	ack.Close()
+	// Wait for the go: the end of fd 3, when Launch has read the byte
+	// (or its process is gone). A Launch that gave up kills this process
+	// before it closes fd 3.
+	io.Copy(io.Discard, in)
+	in.Close()
 	var mu sync.Mutex
 	var errs []error
 	Own(ctx, o, func(rec Record) {
