@@ -185,6 +185,21 @@ func runUntilPid(t *testing.T, path string, args ...string) (Result, []byte) {
 	return r, <-pid
 }
 
+// checkGone fails unless the process whose pid data holds ends within
+// ten seconds (a bound, not a wait: it returns as soon as it has).
+func checkGone(t *testing.T, data []byte) {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid %q: %v", data, err)
+	}
+	if !endsWithin(pid, 10*time.Second) {
+		state, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the hook's child %d still runs: %s", pid, state)
+	}
+}
+
 // TestEndKillsAHookThatLeftItsGroup: a hook that moves itself into
 // quiver's own process group is out of reach of the group kill; the
 // caller's end (as the timeout) still ends it, so Run returns (attack on
