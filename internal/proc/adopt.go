@@ -78,7 +78,7 @@ func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
 	r.Duration = time.Since(h.Started)
 	// As Run: what it left in its group may finish writing for
 	// WaitDelay, then the group is killed and the pipes read to the end.
-	r.OutputIncomplete = drain(drained, func() { killHandedOver(h) }, h.Stdout, h.Stderr)
+	r.OutputIncomplete = drain(drained, func() { killHandedOver(h) }, false, h.Stdout, h.Stderr)
 	killHandedOver(h) // nothing of a hook outlives its run
 	r.Stdout, r.StdoutOverflow = stdout.bytes()
 	r.Stderr, _ = stderr.bytes()

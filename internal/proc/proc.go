@@ -162,6 +162,10 @@ type Running struct {
 	overflowKill   atomic.Pointer[time.Timer]
 	// detached stops quiver from killing what it no longer owns.
 	detached atomic.Bool
+	// pipesHeld: the process ended and something it left held stdout
+	// open for a WaitDelay while firstLine waited for its first line,
+	// which counts as the wait drain would give it.
+	pipesHeld bool
 	// pidfd refers to the process whatever happens to its pid; nil
 	// where the system has none (then Detach refuses).
 	pidfd *os.File
@@ -317,20 +321,32 @@ func readFirstLine(r io.Reader) []byte {
 // or its timeout) and reports whether decide wants the process to run on
 // without Run.
 func (p *Running) firstLine(decide func([]byte) bool) bool {
+	var read []byte
+	got := false
 	select {
-	case read := <-p.firstRead:
-		line, _, complete := bytes.Cut(read, []byte("\n"))
-		select {
-		case <-p.exited:
-			complete = false // nothing runs on: just read its answer
-		default:
-		}
-		if complete && p.pidfd != nil && decide(line) {
-			p.firstRead <- read // for Detach
-			return true
-		}
+	case read = <-p.firstRead:
+		got = true
 	case <-p.exited:
+		// Ended already: a first line it wrote is in the pipe, for the
+		// reader to hand over as soon as it runs. Only something it left
+		// holding the pipe keeps the reader from it; that one gets the
+		// WaitDelay that Wait's drain would give it, and not a second.
+		t := time.NewTimer(WaitDelay)
+		select {
+		case read = <-p.firstRead:
+			got = true
+		case <-t.C:
+			p.pipesHeld = true
+		}
+		t.Stop()
 	case <-p.ctx.Done():
+	}
+	// A process whose first line sends it to the background is there
+	// even if it has ended since, as Claude reads it: what it wrote after
+	// is its background answer, which its new owner reads from the pipe.
+	if line, _, complete := bytes.Cut(read, []byte("\n")); got && complete && p.pidfd != nil && decide(line) {
+		p.firstRead <- read // for Detach
+		return true
 	}
 	p.goOn <- true
 	return false
@@ -380,7 +396,7 @@ func (p *Running) Wait() Result {
 	// What the hook left in its group may finish writing for WaitDelay;
 	// then the group is killed (nothing of a hook outlives its run) and
 	// what it wrote is read to the pipes' end.
-	r.OutputIncomplete = drain(p.drained, func() { p.killGroup() }, p.outR, p.errR)
+	r.OutputIncomplete = drain(p.drained, func() { p.killGroup() }, p.pipesHeld, p.outR, p.errR)
 	p.killGroup()
 	if p.inW != nil {
 		p.inW.Close() // a payload no one read is dropped
@@ -510,8 +526,9 @@ func (c *capped) bytes() ([]byte, bool) {
 // finish writing; then killGroup ends the group and the readers get
 // another WaitDelay. Only a process that left the group (setsid) and
 // still holds the pipes outlasts that: the reads are cut and drain
-// reports it.
-func drain(drained <-chan struct{}, killGroup func(), pipes ...*os.File) (cut bool) {
+// reports it. waited: the first WaitDelay has passed already (firstLine
+// waited it out for a process that had ended).
+func drain(drained <-chan struct{}, killGroup func(), waited bool, pipes ...*os.File) (cut bool) {
 	pending := len(pipes)
 	wait := func(d time.Duration) bool {
 		timer := time.NewTimer(d)
@@ -526,7 +543,7 @@ func drain(drained <-chan struct{}, killGroup func(), pipes ...*os.File) (cut bo
 		}
 		return true
 	}
-	if wait(WaitDelay) {
+	if !waited && wait(WaitDelay) {
 		return false
 	}
 	killGroup()

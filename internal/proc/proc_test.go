@@ -98,6 +98,28 @@ func TestFirstLineHandover(t *testing.T) {
 	}
 }
 
+// TestFirstLineOfAProcessThatHasEnded: a process that says it goes to
+// the background and ends at once, its answer written after, is handed
+// over like one that runs on: whether it has ended when its first line
+// is looked at is a race it must not lose (one in eight was read as a
+// plain answer, and what it said after its first line was lost).
+func TestFirstLineOfAProcessThatHasEnded(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handover needs pidfds")
+	}
+	for i := range 50 {
+		r := Run(t.Context(), Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; echo done`},
+			Timeout: time.Minute, MaxStdout: 1 << 10, MaxStderr: 1 << 10,
+			FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }})
+		if r.Running == nil {
+			t.Fatalf("run %d: not handed over: exit %d, stdout %q", i, r.ExitCode, r.Stdout)
+		}
+		if w := r.Running.Wait(); string(w.Stdout) != "{\"async\": true}\ndone\n" || w.ExitCode != 0 {
+			t.Fatalf("run %d: waited: exit %d, stdout %q", i, w.ExitCode, w.Stdout)
+		}
+	}
+}
+
 // TestFirstLinePayloadArrivesWhole: a process that may be handed over
 // but is not reads its payload byte for byte, at sizes around what a
 // pipe holds.
