@@ -13,8 +13,9 @@ import (
 // (Running.Detach) as Run waits for its own: it writes the rest of its
 // payload, reads the rest of its output to s's caps after what was read
 // already, kills its group when ctx ends or at deadline, and says what
-// happened. The process is not Adopt's child, so its exit status is not
-// known: ExitCode is 0 when it ended by itself, -1 when it was killed.
+// happened. The process is not Adopt's child, so its exit status is
+// known only when it had ended before the handover (Handover.Ended):
+// else ExitCode is 0 when it ended by itself, -1 when it was killed.
 // Adopt closes h's files.
 func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
 	defer h.Stdout.Close()
@@ -78,12 +79,15 @@ func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
 	r.Duration = time.Since(h.Started)
 	// As Run: what it left in its group may finish writing for
 	// WaitDelay, then the group is killed and the pipes read to the end.
-	r.OutputIncomplete = drain(drained, func() { killHandedOver(h) }, false, h.Stdout, h.Stderr)
+	r.OutputIncomplete = drain(drained, func() { killHandedOver(h) }, WaitDelay, h.Stdout, h.Stderr)
 	killHandedOver(h) // nothing of a hook outlives its run
 	r.Stdout, r.StdoutOverflow = stdout.bytes()
 	r.Stderr, _ = stderr.bytes()
 	r.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded) && killed.Load()
 	r.ExitCode = 0
+	if h.Ended != nil {
+		r.ExitCode = *h.Ended
+	}
 	if killed.Load() {
 		r.ExitCode = -1
 	}

@@ -162,10 +162,10 @@ type Running struct {
 	overflowKill   atomic.Pointer[time.Timer]
 	// detached stops quiver from killing what it no longer owns.
 	detached atomic.Bool
-	// pipesHeld: the process ended and something it left held stdout
-	// open for a WaitDelay while firstLine waited for its first line,
-	// which counts as the wait drain would give it.
-	pipesHeld bool
+	// ended is when firstLine saw the process end before its first
+	// line was read: the wait for that line counts towards the WaitDelay
+	// drain gives what the process left holding its pipes.
+	ended time.Time
 	// pidfd refers to the process whatever happens to its pid; nil
 	// where the system has none (then Detach refuses).
 	pidfd *os.File
@@ -329,14 +329,14 @@ func (p *Running) firstLine(decide func([]byte) bool) bool {
 	case <-p.exited:
 		// Ended already: a first line it wrote is in the pipe, for the
 		// reader to hand over as soon as it runs. Only something it left
-		// holding the pipe keeps the reader from it; that one gets the
-		// WaitDelay that Wait's drain would give it, and not a second.
+		// holding the pipe keeps the reader from it; that gets no more
+		// than the WaitDelay Wait's drain gives it, counted from here.
+		p.ended = time.Now()
 		t := time.NewTimer(WaitDelay)
 		select {
 		case read = <-p.firstRead:
 			got = true
 		case <-t.C:
-			p.pipesHeld = true
 		}
 		t.Stop()
 	case <-p.ctx.Done():
@@ -344,7 +344,8 @@ func (p *Running) firstLine(decide func([]byte) bool) bool {
 	// A process whose first line sends it to the background is there
 	// even if it has ended since, as Claude reads it: what it wrote after
 	// is its background answer, which its new owner reads from the pipe.
-	if line, _, complete := bytes.Cut(read, []byte("\n")); got && complete && p.pidfd != nil && decide(line) {
+	// Not one its timeout (or the caller) ended, though.
+	if line, _, complete := bytes.Cut(read, []byte("\n")); got && complete && p.pidfd != nil && p.ctx.Err() == nil && decide(line) {
 		p.firstRead <- read // for Detach
 		return true
 	}
@@ -396,7 +397,11 @@ func (p *Running) Wait() Result {
 	// What the hook left in its group may finish writing for WaitDelay;
 	// then the group is killed (nothing of a hook outlives its run) and
 	// what it wrote is read to the pipes' end.
-	r.OutputIncomplete = drain(p.drained, func() { p.killGroup() }, p.pipesHeld, p.outR, p.errR)
+	first := WaitDelay
+	if !p.ended.IsZero() {
+		first -= time.Since(p.ended)
+	}
+	r.OutputIncomplete = drain(p.drained, func() { p.killGroup() }, first, p.outR, p.errR)
 	p.killGroup()
 	if p.inW != nil {
 		p.inW.Close() // a payload no one read is dropped
@@ -423,7 +428,11 @@ type Handover struct {
 	ReadStdout, ReadStderr []byte
 	Stdin                  *os.File
 	Unwritten              []byte
-	Started                time.Time
+	// Ended is its exit status when it had ended by itself before the
+	// handover (nil otherwise): its new owner, not its parent, cannot
+	// learn it.
+	Ended   *int
+	Started time.Time
 }
 
 // Detach stops reading the process's output and stops its timeout, and
@@ -462,6 +471,15 @@ func (p *Running) Detach() (Handover, error) {
 		}
 		p.inW = nil
 	}
+	var ended *int
+	select {
+	case <-p.exited:
+		if ps := p.cmd.ProcessState; ps != nil && ps.Exited() {
+			code := ps.ExitCode()
+			ended = &code
+		}
+	default:
+	}
 	go func() {
 		<-p.exited
 		p.cancel()
@@ -470,7 +488,7 @@ func (p *Running) Detach() (Handover, error) {
 		}
 	}()
 	return Handover{Pid: p.cmd.Process.Pid, Pidfd: p.pidfd, Stdout: p.outR, Stderr: p.errR,
-		ReadStdout: read, ReadStderr: bytes.Clone(stderr), Stdin: stdin, Unwritten: unwritten, Started: p.start}, nil
+		ReadStdout: read, ReadStderr: bytes.Clone(stderr), Stdin: stdin, Unwritten: unwritten, Ended: ended, Started: p.start}, nil
 }
 
 // copyBufs lends the output readers their buffers. io.Copy from a file
@@ -526,9 +544,10 @@ func (c *capped) bytes() ([]byte, bool) {
 // finish writing; then killGroup ends the group and the readers get
 // another WaitDelay. Only a process that left the group (setsid) and
 // still holds the pipes outlasts that: the reads are cut and drain
-// reports it. waited: the first WaitDelay has passed already (firstLine
-// waited it out for a process that had ended).
-func drain(drained <-chan struct{}, killGroup func(), waited bool, pipes ...*os.File) (cut bool) {
+// reports it. first is that first wait: less than WaitDelay when part
+// of it has passed already (firstLine waited for a process that had
+// ended).
+func drain(drained <-chan struct{}, killGroup func(), first time.Duration, pipes ...*os.File) (cut bool) {
 	pending := len(pipes)
 	wait := func(d time.Duration) bool {
 		timer := time.NewTimer(d)
@@ -543,7 +562,7 @@ func drain(drained <-chan struct{}, killGroup func(), waited bool, pipes ...*os.
 		}
 		return true
 	}
-	if !waited && wait(WaitDelay) {
+	if wait(max(first, 0)) {
 		return false
 	}
 	killGroup()

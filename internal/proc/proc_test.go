@@ -120,6 +120,30 @@ func TestFirstLineOfAProcessThatHasEnded(t *testing.T) {
 	}
 }
 
+// TestHandedOverAfterItEndedKeepsItsExitStatus: a process that ended
+// before it was handed over is no child of its new owner, which could
+// not learn its exit status: the handover carries it.
+func TestHandedOverAfterItEndedKeepsItsExitStatus(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handover needs pidfds")
+	}
+	r := Run(t.Context(), Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; echo failed >&2; exit 3`},
+		Timeout: time.Minute, MaxStdout: 1 << 10, MaxStderr: 1 << 10,
+		FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }})
+	if r.Running == nil {
+		t.Fatalf("not handed over: exit %d", r.ExitCode)
+	}
+	<-r.Running.exited
+	h, err := r.Running.Detach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), Spec{MaxStdout: 1 << 10, MaxStderr: 1 << 10})
+	if a.ExitCode != 3 || string(a.Stderr) != "failed\n" {
+		t.Errorf("adopted: exit %d, stderr %q; want 3, failed", a.ExitCode, a.Stderr)
+	}
+}
+
 // TestFirstLinePayloadArrivesWhole: a process that may be handed over
 // but is not reads its payload byte for byte, at sizes around what a
 // pipe holds.

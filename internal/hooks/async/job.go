@@ -87,6 +87,8 @@ type Job struct {
 	Files      [4]int    `json:"files,omitzero"`
 	ReadStdout []byte    `json:"read_stdout,omitempty"`
 	ReadStderr []byte    `json:"read_stderr,omitempty"`
+	// Ended is its exit status when it had ended before the handover.
+	Ended *int `json:"ended,omitempty"`
 
 	// running is the handler while this process still holds it.
 	running  *proc.Running

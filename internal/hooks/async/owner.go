@@ -105,7 +105,7 @@ func (ow *Owner) Launch(o *Order) error {
 					cmd.ExtraFiles = append(cmd.ExtraFiles, f)
 				}
 			}
-			j.Pid, j.ReadStdout, j.ReadStderr, j.Stdin = h.Pid, h.ReadStdout, h.ReadStderr, h.Unwritten
+			j.Pid, j.ReadStdout, j.ReadStderr, j.Stdin, j.Ended = h.Pid, h.ReadStdout, h.ReadStderr, h.Unwritten, h.Ended
 		}
 	}
 	order, err := json.Marshal(o)
@@ -288,7 +288,7 @@ func Collect(ctx context.Context) error {
 		if j.Pid == 0 {
 			continue
 		}
-		h := &proc.Handover{Pid: j.Pid, ReadStdout: j.ReadStdout, ReadStderr: j.ReadStderr, Started: timeNow()}
+		h := &proc.Handover{Pid: j.Pid, ReadStdout: j.ReadStdout, ReadStderr: j.ReadStderr, Ended: j.Ended, Started: timeNow()}
 		h.Stdout, h.Stderr, h.Pidfd = inherited(j.Files[0], "stdout"), inherited(j.Files[1], "stderr"), inherited(j.Files[2], "pidfd")
 		if h.Stdout == nil || h.Stderr == nil || h.Pidfd == nil {
 			return fmt.Errorf("job %s: its files are missing", j.Hook)
