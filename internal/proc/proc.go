@@ -428,9 +428,9 @@ type Handover struct {
 	ReadStdout, ReadStderr []byte
 	Stdin                  *os.File
 	Unwritten              []byte
-	// Ended is its exit status when it had ended by itself before the
-	// handover (nil otherwise): its new owner, not its parent, cannot
-	// learn it.
+	// Ended is its exit status when it had ended before the handover
+	// (-1 when it was killed; nil while it runs): its new owner, not its
+	// parent, cannot learn it.
 	Ended   *int
 	Started time.Time
 }
@@ -442,6 +442,12 @@ type Handover struct {
 func (p *Running) Detach() (Handover, error) {
 	if p.pidfd == nil {
 		return Handover{}, errors.New("no pidfd on this system")
+	}
+	if p.ctx.Err() != nil {
+		// Its timeout (or its caller) has ended it, or is ending it
+		// now: it goes over ended, and says so (Handover.Ended).
+		p.killGroup()
+		<-p.exited
 	}
 	p.detached.Store(true)
 	if t := p.overflowKill.Load(); t != nil {
@@ -474,10 +480,11 @@ func (p *Running) Detach() (Handover, error) {
 	var ended *int
 	select {
 	case <-p.exited:
+		code := -1 // killed, as Wait says it
 		if ps := p.cmd.ProcessState; ps != nil && ps.Exited() {
-			code := ps.ExitCode()
-			ended = &code
+			code = ps.ExitCode()
 		}
+		ended = &code
 	default:
 	}
 	go func() {

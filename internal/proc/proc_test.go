@@ -144,6 +144,40 @@ func TestHandedOverAfterItEndedKeepsItsExitStatus(t *testing.T) {
 	}
 }
 
+// TestHandedOverAfterItWasKilledSaysSo: a process its timeout killed
+// between its first line and the handover, or that a signal ended, goes
+// over as killed (-1), not as ended by itself.
+func TestHandedOverAfterItWasKilledSaysSo(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handover needs pidfds")
+	}
+	for _, c := range []struct {
+		name    string
+		script  string
+		timeout time.Duration
+	}{
+		{"by its timeout", `echo '{"async": true}'; exec sleep 60`, 50 * time.Millisecond},
+		{"by a signal", `echo '{"async": true}'; kill -9 $$`, time.Minute},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := Run(t.Context(), Spec{Path: "sh", Args: []string{"-c", c.script}, Timeout: c.timeout,
+				MaxStdout: 1 << 10, MaxStderr: 1 << 10,
+				FirstLine: func(line []byte) bool { return string(line) == `{"async": true}` }})
+			if r.Running == nil {
+				t.Skipf("ended before its first line was looked at (exit %d)", r.ExitCode)
+			}
+			<-r.Running.exited // the timeout's kill, or the signal, has landed
+			h, err := r.Running.Detach()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := Adopt(t.Context(), h, time.Now().Add(time.Minute), Spec{}); a.ExitCode != -1 {
+				t.Errorf("adopted: exit %d, want -1", a.ExitCode)
+			}
+		})
+	}
+}
+
 // TestFirstLinePayloadArrivesWhole: a process that may be handed over
 // but is not reads its payload byte for byte, at sizes around what a
 // pipe holds.
