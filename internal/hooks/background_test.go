@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/async"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/testkit"
 )
 
 // asOwner makes the re-executed test binary the owner of background
@@ -62,27 +62,6 @@ func claudeHook(name, claudeEvent, command string, hd format.Handler) discovery.
 	return discovery.Hook{Name: name, Status: discovery.Active, Format: discovery.FormatClaude, Handler: &hd}
 }
 
-// fifo makes a FIFO in dir.
-func fifo(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// release writes a line to a FIFO a handler waits on.
-func release(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("go\n")
-	f.Close()
-}
-
 // holders opens a FIFO for reading: opened closes once a handler opened
 // it to write (as its fd 3), ended once every process holding it is dead.
 func holders(path string) (opened, ended <-chan struct{}) {
@@ -126,7 +105,7 @@ var session1 = Payload{fieldSessionID: []byte(`"s-1"`)}
 // the answer); each is reported async; the session's next event carries
 // what they said, in precedence order, exactly once.
 func TestRunDoesNotWaitForBackgroundHandlers(t *testing.T) {
-	declared, firstLine := fifo(t, "declared"), fifo(t, "first-line")
+	declared, firstLine := testkit.FIFO(t, t.TempDir(), "declared"), testkit.FIFO(t, t.TempDir(), "first-line")
 	r, exited := ownerRunner(t,
 		claudeHook("p/quick", "SessionStart", `echo '{"systemMessage": "quick"}'`, format.Handler{}),
 		claudeHook("p/first-line", "SessionStart", `echo '{"async": true, "asyncTimeout": 60000}'; read x < `+firstLine+`; echo '{"systemMessage": "first-line done"}'`, format.Handler{}),
@@ -143,8 +122,8 @@ func TestRunDoesNotWaitForBackgroundHandlers(t *testing.T) {
 	if got := texts(res.Notices); got != "p/quick=quick" {
 		t.Errorf("notices %s", got)
 	}
-	release(t, declared)
-	release(t, firstLine)
+	testkit.LetGo(t, declared)
+	testkit.LetGo(t, firstLine)
 	if err := <-exited; err != nil {
 		t.Fatalf("owner: %v", err)
 	}
@@ -173,7 +152,7 @@ func TestRunDoesNotWaitForBackgroundHandlers(t *testing.T) {
 // of the session in the background, its group too, and removes the
 // session's folder.
 func TestSessionEndKillsPendingHandlers(t *testing.T) {
-	held := fifo(t, "held")
+	held := testkit.FIFO(t, t.TempDir(), "held")
 	r, exited := ownerRunner(t,
 		claudeHook("p/pending", "SessionStart", `exec 3>`+held+`; sleep 1000 & wait`, format.Handler{Async: true}),
 	)
@@ -195,7 +174,7 @@ func TestSessionEndKillsPendingHandlers(t *testing.T) {
 // TestFirstLineTimeoutKills: a handler that went background by its first
 // line is killed at its asyncTimeout, with its group, and says nothing.
 func TestFirstLineTimeoutKills(t *testing.T) {
-	held := fifo(t, "held")
+	held := testkit.FIFO(t, t.TempDir(), "held")
 	r, exited := ownerRunner(t,
 		claudeHook("p/slow", "SessionStart", `exec 3>`+held+`; echo '{"async": true, "asyncTimeout": 30}'; sleep 1000 & wait`, format.Handler{}),
 	)
@@ -221,7 +200,7 @@ func TestFirstLineTimeoutKills(t *testing.T) {
 func TestNoOwnerWaits(t *testing.T) {
 	// The first-line handler waits for the declared one, which starts
 	// only once the first is in the background.
-	order := fifo(t, "order")
+	order := testkit.FIFO(t, t.TempDir(), "order")
 	r, _ := ownerRunner(t,
 		claudeHook("p/declared", "SessionStart", `echo go > `+order+`; echo '{"systemMessage": "declared done"}'`, format.Handler{Async: true}),
 		claudeHook("p/first-line", "SessionStart", `echo '{"async": true}'; read x < `+order+`; echo '{"systemMessage": "first-line done"}'`, format.Handler{}),

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiver-cli/quiver/internal/testkit"
 )
 
 // TestEnvironKeepsHooksFromChangingTheirTrust: whatever the caller's
@@ -61,8 +63,8 @@ func TestFirstLineHandover(t *testing.T) {
 	}
 	// The process waits on a FIFO that the test writes only once Run
 	// has returned, so it is still running when its first line is read.
-	fifo := newFIFO(t)
-	let := func() { letGo(t, fifo) }
+	fifo := testkit.FIFO(t, t.TempDir(), "fifo")
+	let := func() { testkit.LetGo(t, fifo) }
 	spec := func() Spec {
 		return Spec{Path: "sh", Args: []string{"-c", `echo '{"async": true}'; read line < ` + fifo + `; echo "then $line"; echo err >&2`},
 			Timeout: time.Minute, MaxStdout: 1 << 10, MaxStderr: 1 << 10,
@@ -247,7 +249,7 @@ func TestEndKillsTheGroup(t *testing.T) {
 // result and what was read.
 func runUntilPid(t *testing.T, path string, args ...string) (Result, []byte) {
 	t.Helper()
-	fifo := newFIFO(t)
+	fifo := testkit.FIFO(t, t.TempDir(), "fifo")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	pid := make(chan []byte, 1)
@@ -310,7 +312,7 @@ func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("handover needs pidfds")
 	}
-	fifo := newFIFO(t)
+	fifo := testkit.FIFO(t, t.TempDir(), "fifo")
 	p, h, spec := handOverMiB(t, `echo '{"async": true}'; read line < `+fifo+`; wc -c | tr -d ' '`)
 	// The hook run's writer has stopped: what it did not write is the
 	// new owner's to write, all of it and only it (a writer left behind
@@ -320,7 +322,7 @@ func TestHandedOverHookGetsItsWholePayload(t *testing.T) {
 	if h.Stdin == nil || len(h.Unwritten) == 0 {
 		t.Fatalf("handed over stdin %v with %d of %d bytes unwritten", h.Stdin, len(h.Unwritten), len(spec.Stdin))
 	}
-	letGo(t, fifo)
+	testkit.LetGo(t, fifo)
 	a := Adopt(t.Context(), h, time.Now().Add(time.Minute), spec)
 	if want := fmt.Sprintf("{\"async\": true}\n%d\n", len(spec.Stdin)); string(a.Stdout) != want || a.ExitCode != 0 {
 		t.Errorf("adopted: exit %d, stdout %q, want %q", a.ExitCode, a.Stdout, want)
@@ -338,11 +340,11 @@ func TestHandedOverHookLeavesNoWriter(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("needs setsid")
 	}
-	pidFile, fifo := filepath.Join(t.TempDir(), "child"), newFIFO(t)
+	pidFile, fifo := filepath.Join(t.TempDir(), "child"), testkit.FIFO(t, t.TempDir(), "fifo")
 	// The hook runs on until the test lets it end (a hook that has
 	// ended by its first line is not handed over).
 	_, h, spec := handOverMiB(t, `exec 3<&0; setsid sleep 60 0<&3 & echo $! > "$1"; echo '{"async": true}'; read line < "$2"`, "sh", pidFile, fifo)
-	letGo(t, fifo)
+	testkit.LetGo(t, fifo)
 	defer func() {
 		if data, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
@@ -371,27 +373,4 @@ func handOverMiB(t *testing.T, script string, args ...string) (*Running, Handove
 		t.Fatal(err)
 	}
 	return r.Running, h, spec
-}
-
-// newFIFO makes a FIFO in the test's folder: a process that reads it
-// waits until the test writes.
-func newFIFO(t *testing.T) string {
-	t.Helper()
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return fifo
-}
-
-// letGo writes a line to the FIFO, ending a reader's wait (from any
-// goroutine: it fails the test without stopping it).
-func letGo(t *testing.T, fifo string) {
-	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	f.WriteString("go\n")
-	f.Close()
 }

@@ -1,12 +1,16 @@
 // Package testkit holds what tests in several packages share and no
 // production code uses: a corpus that holds a byte loop to the regexp it
-// replaced, and the files of a bare git snapshot's HEAD.
+// replaced, the files of a bare git snapshot's HEAD, and FIFOs that hold
+// a hook back until the test lets it go.
 package testkit
 
 import (
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"syscall"
 	"testing"
 )
 
@@ -75,4 +79,29 @@ func ExportHEAD(t testing.TB, bare string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// FIFO makes the named pipe dir/name: a hook that reads a line from it
+// waits there until the test lets it go (LetGo), so that a test waits on
+// an event, not for a time.
+func FIFO(t testing.TB, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// LetGo writes a line to fifo, ending the wait of the hook that reads it
+// (it blocks until one opens it). Safe from any goroutine: a failure is
+// reported without stopping the test.
+func LetGo(t testing.TB, fifo string) {
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	f.WriteString("go\n")
+	f.Close()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/proc"
+	"github.com/quiver-cli/quiver/internal/testkit"
 )
 
 // held makes a FIFO that a handler holds open for writing (its fd 3,
@@ -257,7 +258,7 @@ func TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			gate := gateFIFO(t, dir)
+			gate := testkit.FIFO(t, dir, "gate")
 			// It reads its payload only once it is in the background.
 			r := handOff(t, `echo '{"async": true}'; read go < gate; wc -c > count`, dir, c.payload)
 			o := &Order{Run: "r", Jobs: []Job{Adopt(Job{Hook: "h"}, r, time.Minute), shJob("d", `echo ran >> `+filepath.Join(dir, "declared"), time.Minute)}}
@@ -265,7 +266,7 @@ func TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder(t *testing.T) {
 			if err := ow.Launch(o); err == nil {
 				t.Fatal("Launch let go of its jobs to an owner that did not take them")
 			}
-			go openGate(gate)
+			go testkit.LetGo(t, gate)
 			ownWithin(t, o.Jobs)
 			if data, err := os.ReadFile(filepath.Join(dir, "count")); err != nil || strings.TrimSpace(string(data)) != strconv.Itoa(c.payload) {
 				t.Errorf("the handler read %q bytes (%v), want %d", data, err, c.payload)
@@ -277,7 +278,7 @@ func TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder(t *testing.T) {
 	}
 	t.Run("a grandchild holds stdin", func(t *testing.T) {
 		dir := t.TempDir()
-		gate := gateFIFO(t, dir)
+		gate := testkit.FIFO(t, dir, "gate")
 		// It leaves its stdin to a grandchild of another session that
 		// never reads it, and ends once let go.
 		r := handOff(t, `exec 3<&0; setsid sleep 60 <&3 3<&- >/dev/null 2>&1 & echo $! > pid; echo '{"async": true}'; read go < gate`, dir, 300_000)
@@ -293,7 +294,7 @@ func TestLaunchKeepsJobsWhenTheOwnerTakesNoOrder(t *testing.T) {
 		if err := ow.Launch(o); err == nil {
 			t.Fatal("Launch let go of its job to an owner that did not take it")
 		}
-		go openGate(gate)
+		go testkit.LetGo(t, gate)
 		ownWithin(t, o.Jobs) // the payload's writer must not wait for the grandchild
 	})
 }
@@ -309,25 +310,6 @@ func handOff(t *testing.T, script, dir string, n int) *proc.Running {
 		t.Fatalf("not handed over: %+v", r)
 	}
 	return r.Running
-}
-
-// gateFIFO makes the FIFO "gate" in dir, which a handler reads a line
-// from before it goes on.
-func gateFIFO(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "gate")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// openGate lets the handler waiting on gate go on.
-func openGate(gate string) {
-	if f, err := os.OpenFile(gate, os.O_WRONLY, 0); err == nil {
-		f.WriteString("go\n")
-		f.Close()
-	}
 }
 
 // ownWithin owns jobs as Launch's caller does when no owner took them,
