@@ -409,11 +409,17 @@ func (p *Running) Wait() Result {
 	r.Stdout, r.StdoutOverflow = p.stdout.bytes()
 	r.Stderr, _ = p.stderr.bytes()
 	r.TimedOut = errors.Is(p.ctx.Err(), context.DeadlineExceeded)
-	r.ExitCode = -1
-	if ps := p.cmd.ProcessState; ps != nil && ps.Exited() {
-		r.ExitCode = ps.ExitCode()
-	}
+	r.ExitCode = p.exitCode()
 	return r
+}
+
+// exitCode is the status of the process once it has ended: -1 when it
+// did not exit by itself (a signal, or quiver, killed it).
+func (p *Running) exitCode() int {
+	if ps := p.cmd.ProcessState; ps != nil && ps.Exited() {
+		return ps.ExitCode()
+	}
+	return -1
 }
 
 // Handover is a running process given to another owner: its pid (also
@@ -480,10 +486,7 @@ func (p *Running) Detach() (Handover, error) {
 	var ended *int
 	select {
 	case <-p.exited:
-		code := -1 // killed, as Wait says it
-		if ps := p.cmd.ProcessState; ps != nil && ps.Exited() {
-			code = ps.ExitCode()
-		}
+		code := p.exitCode()
 		ended = &code
 	default:
 	}
