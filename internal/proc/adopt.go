@@ -69,11 +69,15 @@ func Adopt(ctx context.Context, h Handover, deadline time.Time, s Spec) Result {
 		waitPidfd(h.Pidfd)
 		close(exited)
 	}()
-	select {
-	case <-exited:
-	case <-ctx.Done():
-		kill()
-		<-exited
+	if h.Ended != nil {
+		<-exited // it ended before the handover: no deadline can kill it
+	} else {
+		select {
+		case <-exited:
+		case <-ctx.Done():
+			kill()
+			<-exited
+		}
 	}
 	var r Result
 	r.Duration = time.Since(h.Started)

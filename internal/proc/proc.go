@@ -358,6 +358,11 @@ func (p *Running) killGroup() error {
 	if p.cmd.Process == nil || p.detached.Load() {
 		return nil
 	}
+	return p.kill()
+}
+
+// kill kills the process's group and the process itself, detached or not.
+func (p *Running) kill() error {
 	// The negative pid addresses the whole group: the hook and
 	// everything it forked that stayed in the group. The hook itself is
 	// killed through its handle too, since it may have left the group
@@ -449,13 +454,17 @@ func (p *Running) Detach() (Handover, error) {
 	if p.pidfd == nil {
 		return Handover{}, errors.New("no pidfd on this system")
 	}
+	p.detached.Store(true)
 	if p.ctx.Err() != nil {
 		// Its timeout (or its caller) has ended it, or is ending it
-		// now: it goes over ended, and says so (Handover.Ended).
-		p.killGroup()
+		// now, and from here that kill would do nothing (killGroup): it
+		// is killed here, and goes over ended, saying so
+		// (Handover.Ended). A context that ends after this check finds
+		// it detached, and it goes over running, its new owner's to
+		// bound.
+		p.kill()
 		<-p.exited
 	}
-	p.detached.Store(true)
 	if t := p.overflowKill.Load(); t != nil {
 		t.Stop()
 	}
