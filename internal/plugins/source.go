@@ -1,8 +1,11 @@
 package plugins
 
 import (
+	"fmt"
+	"net/netip"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -52,19 +55,10 @@ func defaultPorts(scheme string) string {
 
 // normalHostPath is host and path of a URL of scheme as one source: one
 // spelling for what reaches one repository, or a deny list is passed by
-// another (github.com:443, github.com., evil//x): the scheme's default
-// port, a fully qualified host's final dot and empty path segments are
-// dropped.
+// another (github.com:443, github.com:0443, github.com., 127.1, evil//x):
+// the host and port as the network code reads them (NormalHost), empty
+// path segments dropped.
 func normalHostPath(scheme, host, p string) string {
-	host = strings.ToLower(host)
-	name, port := host, ""
-	if i := strings.LastIndex(host, ":"); i >= 0 && !strings.Contains(host[i:], "]") {
-		name, port = host[:i], host[i+1:]
-	}
-	name = strings.TrimSuffix(name, ".")
-	if port != "" && port != defaultPorts(scheme) {
-		name += ":" + port
-	}
 	var segs []string
 	for _, s := range strings.Split(p, "/") {
 		if s != "" {
@@ -72,7 +66,85 @@ func normalHostPath(scheme, host, p string) string {
 		}
 	}
 	p = strings.TrimSuffix(strings.Join(segs, "/"), ".git")
-	return name + "/" + p
+	return NormalHost(scheme, host) + "/" + p
+}
+
+// NormalHost is a URL's host[:port] as the dialer reads it, in one
+// spelling: lowercase; a port as its number (Go's dialer and git read
+// "0443" as 443), dropped when it is the scheme's default; a fully
+// qualified name's final dot dropped; an IPv4 address in any form the C
+// resolver takes (127.1, 0x7f.0.0.1, 2130706433, 0177.0.0.1) as its
+// dotted quad; an IPv6 address in its canonical form. A port that is not
+// a number is kept as written (nothing can dial it).
+func NormalHost(scheme, host string) string {
+	host = strings.ToLower(host)
+	name, port := host, ""
+	if i := strings.LastIndex(host, ":"); i >= 0 && !strings.Contains(host[i:], "]") {
+		name, port = host[:i], host[i+1:]
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err == nil {
+		port = strconv.FormatUint(n, 10)
+	}
+	switch {
+	case strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]"):
+		if a, err := netip.ParseAddr(name[1 : len(name)-1]); err == nil {
+			name = "[" + a.String() + "]"
+		}
+	default:
+		name = strings.TrimSuffix(name, ".")
+		if a, ok := inetAton(name); ok {
+			name = a
+		}
+	}
+	if port != "" && port != defaultPorts(scheme) {
+		name += ":" + port
+	}
+	return name
+}
+
+// inetAton reads s as inet_aton(3) does, which getaddrinfo, and so git
+// and ssh, apply to a host name before any lookup: one to four parts,
+// each decimal, octal (a leading 0) or hex (0x), the last filling the
+// remaining bytes. ok is false for anything else (a host name).
+func inetAton(s string) (string, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 {
+		return "", false
+	}
+	vals := make([]uint64, len(parts))
+	for i, p := range parts {
+		base, digits := 10, p
+		switch {
+		case len(p) > 1 && (p[:2] == "0x" || p[:2] == "0X"):
+			base, digits = 16, p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, digits = 8, p[1:]
+		}
+		if digits == "" && base != 8 {
+			return "", false
+		}
+		v := uint64(0)
+		if digits != "" {
+			var err error
+			if v, err = strconv.ParseUint(digits, base, 32); err != nil {
+				return "", false
+			}
+		}
+		vals[i] = v
+	}
+	var addr uint64
+	last := len(vals) - 1
+	for i, v := range vals[:last] {
+		if v > 0xff {
+			return "", false
+		}
+		addr |= v << (24 - 8*i)
+	}
+	if vals[last] >= 1<<(8*(4-last)) {
+		return "", false
+	}
+	addr |= vals[last]
+	return fmt.Sprintf("%d.%d.%d.%d", addr>>24, addr>>16&0xff, addr>>8&0xff, addr&0xff), true
 }
 
 // SameSource reports whether two recorded sources name one repository or

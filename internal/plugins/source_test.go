@@ -35,3 +35,33 @@ func TestNormalSource(t *testing.T) {
 		t.Error("two repositories are the same")
 	}
 }
+
+// A source spelled so that a deny list reads another host or port than
+// the one the network code dials (issue 42, defect 7): every spelling of
+// one address normalises alike.
+func TestNormalSourceReadsHostsAsTheDialerDoes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://github.com:0443/evil/x", "github.com/evil/x"},
+		{"https://github.com:00000443/evil/x", "github.com/evil/x"},
+		{"http://127.0.0.1:08080/evil/x", "127.0.0.1:8080/evil/x"},
+		{"ssh://git@github.com:022/evil/x", "github.com/evil/x"},
+		{"https://127.1/evil/x", "127.0.0.1/evil/x"},
+		{"https://127.0.1/evil/x", "127.0.0.1/evil/x"},
+		{"https://0x7f.0.0.1/evil/x", "127.0.0.1/evil/x"},
+		{"https://0177.0.0.01/evil/x", "127.0.0.1/evil/x"},
+		{"https://2130706433/evil/x", "127.0.0.1/evil/x"},
+		{"https://0x7f000001:0443/evil/x", "127.0.0.1/evil/x"},
+		{"https://[0:0:0::1]:443/evil/x", "[::1]/evil/x"},
+		{"https://[::FFFF:127.0.0.1]/evil/x", "[::ffff:127.0.0.1]/evil/x"},
+		{"git@0x7f.1:evil/x.git", "127.0.0.1/evil/x"},
+		// Not addresses: host names stay host names.
+		{"https://1.2.3.com/evil/x", "1.2.3.com/evil/x"},
+		{"https://0x.example/evil/x", "0x.example/evil/x"},
+		{"https://256.1.1.1/evil/x", "256.1.1.1/evil/x"},
+		{"https://1.2.3.4.5/evil/x", "1.2.3.4.5/evil/x"},
+	} {
+		if got := NormalSource(c.in); got != c.want {
+			t.Errorf("NormalSource(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -134,6 +134,12 @@ func ParseSpec(raw, base, dir string) (Spec, error) {
 		if u.Host == "" || strings.Trim(u.Path, "/") == "" {
 			return s, fmt.Errorf("%w %q: the URL needs a host and a repository path", ErrInvalidSpec, shown)
 		}
+		if strings.IndexFunc(u.Host, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+			// The dialer maps a name such as "ｇｉｔｈｕｂ.com" to
+			// another (IDNA), which a policy would not see: only the
+			// ASCII form is taken.
+			return s, fmt.Errorf("%w %q: the host is not ASCII; write it in its ASCII (xn--) form", ErrInvalidSpec, shown)
+		}
 		for _, seg := range strings.Split(u.Path, "/") {
 			if seg == "." || seg == ".." {
 				return s, fmt.Errorf("%w %q: the URL path has a %q segment", ErrInvalidSpec, shown, seg)

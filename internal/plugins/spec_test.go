@@ -115,6 +115,8 @@ func TestParseSpecErrors(t *testing.T) {
 		// plain ssh server resolves acme/../evil/x to evil/x, which a
 		// policy allowing host/acme/** must not be shown
 		"git@github.com:acme/../evil/x.git", "git@github.com:acme/./x", "host:../evil/x",
+		// a host the dialer would map to another name (IDNA)
+		"https://\uff47\uff49\uff54\uff48\uff55\uff42.com/evil/x", "ssh://git@gith\u00fcb.com/evil/x",
 		// bad refs
 		"acme/guard@-x", "acme/guard@a..b", "acme/guard@x.lock", "acme/guard@a~1", "acme/guard@a^",
 		"https://github.com/acme/guard@-x", "./guard@x.lock", "git@github.com:acme/guard.git@a~1",

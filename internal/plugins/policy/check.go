@@ -97,6 +97,13 @@ func (p *Policy) forms(c plugins.Candidate) (subject string, forms []string, sho
 		}
 	}
 	add(plugins.NormalSource(c.Fetched), "fetched as "+plugins.NormalSource(c.Fetched))
+	if dir, ok := strings.CutPrefix(subject, "local:"); ok {
+		// A folder is what its path leads to: a link in an allowed
+		// folder to a denied one is denied.
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			add("local:"+real, "which is local:"+real)
+		}
+	}
 	if !c.IsMarketplace && c.Market != "" {
 		if src, ok := p.verifiedMarketplace(c); ok {
 			m := marketplacePrefix + plugins.NormalSource(src)

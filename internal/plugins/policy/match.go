@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/quiver-cli/quiver/internal/plugins"
+)
 
 // marketplacePrefix starts a pattern (and a form of a plugin's source)
 // that names the marketplace an entry came from: marketplace:SOURCE, with
@@ -84,10 +88,13 @@ func wildcard(p, s string) bool {
 
 // normalSourcePattern is a source pattern as sources are normalised
 // (plugins.NormalSource): without a scheme, credentials, query, fragment,
-// trailing "/" or ".git". The pattern is already lowercase.
+// trailing "/" or ".git", its host and port read as the dialer reads them
+// (github.com:0443 is github.com) unless the host holds a wildcard. The
+// pattern is already lowercase.
 func normalSourcePattern(v string) string {
+	scheme := ""
 	if i := strings.Index(v, "://"); i >= 0 {
-		v = v[i+3:]
+		scheme, v = v[:i], v[i+3:]
 		host, _, _ := strings.Cut(v, "/")
 		if at := strings.LastIndex(host, "@"); at >= 0 {
 			v = v[at+1:]
@@ -97,5 +104,14 @@ func normalSourcePattern(v string) string {
 		v = v[:i]
 	}
 	v = strings.TrimRight(v, "/")
-	return strings.TrimSuffix(v, ".git")
+	v = strings.TrimSuffix(v, ".git")
+	host, rest, found := strings.Cut(v, "/")
+	if strings.Contains(host, "*") || strings.HasPrefix(v, "local:") {
+		return v
+	}
+	host = plugins.NormalHost(scheme, host)
+	if found {
+		return host + "/" + rest
+	}
+	return host
 }

@@ -83,6 +83,11 @@ func TestNormalPattern(t *testing.T) {
 		"marketplace:https://github.com/acme/market/": "marketplace:github.com/acme/market",
 		"https://github.com/acme/x?ref=main#frag":     "github.com/acme/x",
 		"local:/home/me/plugins/**":                   "local:/home/me/plugins/**",
+		// Hosts and ports as the dialer reads them, as sources are.
+		"https://github.com:0443/evil/**": "github.com/evil/**",
+		"127.1:08080/evil/*":              "127.0.0.1:8080/evil/*",
+		"github.com.:443/evil":            "github.com:443/evil",
+		"*.github.com:0443/evil":          "*.github.com:0443/evil",
 	} {
 		got, err := normalPattern(in)
 		if err != nil || got != want {
