@@ -209,15 +209,13 @@ func (a *App) runAgentList(asJSON bool) error {
 // succeeded.
 //
 // While what a scope has installed breaks the policy, the scope's agents
-// are synced without anything its plugins carry (Wirer.Withhold): the
+// are synced without anything its plugins carry (Wirer.Sync): the
 // policy never keeps a forbidden server wired after a disable or a
 // revoke.
 func (a *App) resyncAgents(cmd *cobra.Command, args []string) error {
 	e, err := a.env()
 	if err == nil {
-		w := agents.NewWirer(e)
-		w.Withhold = true
-		err = w.Sync(cmd.Context())
+		err = agents.NewWirer(e).Sync(cmd.Context())
 	}
 	if err != nil {
 		a.Warnf("quiver: warning: re-linking skills into wired agents: %v", err)
@@ -276,7 +274,7 @@ func (a *App) runServerExec(o serverExecOptions) error {
 	if err != nil {
 		return err
 	}
-	launch, err := discovery.ServerLaunch(l.Layout, o.Global, o.Kind, names[0], o.Server, os.Environ())
+	launch, err := l.ServerLaunch(o.Global, o.Kind, names[0], o.Server, os.Environ())
 	if err != nil {
 		return err
 	}

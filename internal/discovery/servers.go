@@ -35,11 +35,13 @@ var ErrNotTrusted = errors.New("not trusted")
 // ServerLaunch resolves the kind server of plugin name in the scope global
 // names (SPEC §16, `quiver mcp exec` and `quiver lsp exec`): it checks again what the agent's
 // configuration cannot (the project trusted as it is now, the plugin
-// installed and enabled, the server still declared), then expands the
-// plugin's variables (${CLAUDE_PLUGIN_ROOT}, ${CLAUDE_PLUGIN_DATA},
+// installed and enabled, the server still declared, and the team's policy
+// as it is now, which may have changed since the server was wired), then
+// expands the plugin's variables (${CLAUDE_PLUGIN_ROOT}, ${CLAUDE_PLUGIN_DATA},
 // ${CLAUDE_PROJECT_DIR}) and ${VAR} and ${VAR:-default} from environ. It
-// starts nothing.
-func ServerLaunch(l plugins.Layout, global bool, kind ServerKind, name plugins.Name, server string, environ []string) (Launch, error) {
+// starts nothing, and reads no secret before every check has passed.
+func (e *Env) ServerLaunch(global bool, kind ServerKind, name plugins.Name, server string, environ []string) (Launch, error) {
+	l := e.Layout
 	if !global && l.Local == nil {
 		return Launch{}, errors.New("no project: name it with --project DIR, or -g for your own plugins")
 	}
@@ -59,6 +61,9 @@ func ServerLaunch(l plugins.Layout, global bool, kind ServerKind, name plugins.N
 	}
 	if !p.Enabled() {
 		return Launch{}, fmt.Errorf("plugin %s is disabled", name)
+	}
+	if err := e.Policy().Scope(global).CheckPlugin(s, name); err != nil {
+		return Launch{}, err
 	}
 	var def plugins.ServerDef
 	found := false

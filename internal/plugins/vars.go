@@ -2,8 +2,12 @@ package plugins
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/lazy"
+	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
 // varRef is a variable reference as Claude Code writes them in commands,
@@ -55,7 +59,7 @@ const (
 )
 
 // ServerDef is an MCP server definition in Claude Code's schema, as far as
-// quiver carries it to other agents.
+// quiver judges it and carries it to other agents.
 type ServerDef struct {
 	// Type is "stdio" (or ""), "http", "sse" or "ws".
 	Type    string            `json:"type,omitempty"`
@@ -64,24 +68,83 @@ type ServerDef struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// HeadersHelper is a command Claude Code runs to make a remote
+	// server's headers: a program, judged like a command line.
+	HeadersHelper string `json:"headersHelper,omitempty"`
 }
 
 // Stdio reports a server the agent starts as a program.
 func (d ServerDef) Stdio() bool { return d.Type == "" || d.Type == "stdio" }
 
-// Def reads the server's definition; fields of other types are an error.
+// serverKeys are the keys of a server definition quiver reads, and
+// carries keys are those it passes on to Claude Code as written (data
+// that starts nothing). Any other key reaches no agent: what an agent is
+// handed is what quiver judged.
+var (
+	serverKeys  = []string{"type", "command", "args", "env", "url", "headers", "headersHelper"}
+	carriesKeys = []string{"oauth", "timeout"}
+)
+
+// Def reads the server's definition with its keys exactly as written, as
+// the agent reading the plugin's file does (Claude Code reads .mcp.json
+// with JSON.parse: keys are case-sensitive, the last copy wins, as in
+// encoding/json's maps). encoding/json's struct decoding would match keys
+// in any case, so {"command": "/tmp/evil", "COMMAND": "npx"} would be
+// judged as npx and run as /tmp/evil: a key that differs from one quiver
+// reads only in case is refused, whichever way a reader takes it.
 func (s Server) Def() (ServerDef, error) {
 	var d ServerDef
-	if err := json.Unmarshal(s.Config, &d); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(s.Config, &raw); err != nil {
 		return d, err
 	}
+	fields := map[string]any{"type": &d.Type, "command": &d.Command, "args": &d.Args, "env": &d.Env,
+		"url": &d.URL, "headers": &d.Headers, "headersHelper": &d.HeadersHelper}
+	for k, v := range raw {
+		dst, ok := fields[k]
+		if !ok {
+			for _, name := range append(serverKeys, carriesKeys...) {
+				if strings.EqualFold(k, name) {
+					return d, fmt.Errorf("key %q differs from %q only in case; agents disagree on which one counts", safefs.Visible(k), name)
+				}
+			}
+			continue
+		}
+		if string(v) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return d, fmt.Errorf("%s: %v", k, err)
+		}
+	}
 	return d, nil
+}
+
+// Carried is the server's definition as quiver hands it to an agent that
+// reads Claude Code's format (Claude Code's own view of the plugin): the
+// keys quiver reads and judges, and the data keys it carries, as written;
+// dropped names every other key, which reaches no agent.
+func (s Server) Carried() (def json.RawMessage, dropped []string, err error) {
+	if _, err := s.Def(); err != nil {
+		return nil, nil, err
+	}
+	var raw map[string]json.RawMessage
+	json.Unmarshal(s.Config, &raw)
+	for k := range raw {
+		if !slices.Contains(serverKeys, k) && !slices.Contains(carriesKeys, k) {
+			dropped = append(dropped, k)
+			delete(raw, k)
+		}
+	}
+	slices.Sort(dropped)
+	def, err = json.Marshal(raw)
+	return def, dropped, err
 }
 
 // Map applies f to every string of the definition that may hold a
 // variable: command, arguments, environment values, url, header values.
 func (d ServerDef) Map(f func(string) string) ServerDef {
-	out := ServerDef{Type: d.Type, Command: f(d.Command), URL: f(d.URL)}
+	out := ServerDef{Type: d.Type, Command: f(d.Command), URL: f(d.URL), HeadersHelper: f(d.HeadersHelper)}
 	for _, a := range d.Args {
 		out.Args = append(out.Args, f(a))
 	}

@@ -387,7 +387,9 @@ func claudeParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 	var enabled []wiring.Member
 	keep := map[string]bool{}
 	for i, p := range routed {
-		if err := writeClaudeView(p, names[i], filepath.Join(dir, "plugins", names[i]), settingsServers(site, p, quiver)); err != nil {
+		servers := viewServers(site, p, quiver)
+		plan.Missed = append(plan.Missed, servers.missed...)
+		if err := writeClaudeView(p, names[i], filepath.Join(dir, "plugins", names[i]), servers); err != nil {
 			w.warn(fmt.Sprintf("quiver: Claude Code: plugin %s: %v", p.Name, err))
 			plan.Missed = append(plan.Missed, fmt.Sprintf("plugin %s: %v", p.Name, err))
 			continue
@@ -432,19 +434,18 @@ func claudeParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 const viewHashFile = ".quiver-view"
 
 // writeClaudeView writes (or keeps) the view of p at dst: every file but
-// the hook configuration, a manifest without hooks under Claude's name for
-// it, and the plugin's recipes/ as commands.
-func writeClaudeView(p plugins.Plugin, name, dst string, servers json.RawMessage) error {
+// the hook configuration and the plugin's own server files, a manifest
+// without hooks or servers under Claude's name for it, the servers quiver
+// judged (servers), and the plugin's recipes/ as commands.
+func writeClaudeView(p plugins.Plugin, name, dst string, servers claudeServers) error {
 	gen, err := claudeViewFiles(p, name, servers)
 	if err != nil {
 		return err
 	}
 	skip := func(rel string) bool {
 		switch rel {
-		case "hooks/" + plugins.HooksJSON, plugins.EntryManifestPath, plugins.ClaudeManifestPath, viewHashFile:
+		case "hooks/" + plugins.HooksJSON, plugins.EntryManifestPath, plugins.ClaudeManifestPath, viewHashFile, ".mcp.json", ".lsp.json":
 			return true
-		case ".mcp.json":
-			return servers != nil
 		}
 		return strings.HasPrefix(rel, ".git/")
 	}
@@ -468,7 +469,7 @@ func writeClaudeView(p plugins.Plugin, name, dst string, servers json.RawMessage
 // viewKey names a view by its source's hash and the generated files.
 func viewKey(source string, gen map[string][]byte) string {
 	h := sha256.New()
-	h.Write([]byte("view 1\n" + source + "\n"))
+	h.Write([]byte("view 2\n" + source + "\n"))
 	for _, k := range slices.Sorted(maps.Keys(gen)) {
 		fmt.Fprintf(h, "%s\x00%x\n", k, sha256.Sum256(gen[k]))
 	}
@@ -476,9 +477,10 @@ func viewKey(source string, gen map[string][]byte) string {
 }
 
 // claudeViewFiles are the files a view generates: its manifest (the
-// plugin's, with a strict: false entry's fields over it, without hooks)
-// and commands for recipes/ items.
-func claudeViewFiles(p plugins.Plugin, name string, servers json.RawMessage) (map[string][]byte, error) {
+// plugin's, with a strict: false entry's fields over it, without hooks
+// and without server fields), its .mcp.json and .lsp.json, and commands
+// for recipes/ items.
+func claudeViewFiles(p plugins.Plugin, name string, servers claudeServers) (map[string][]byte, error) {
 	manifest := map[string]json.RawMessage{}
 	for _, rel := range []string{plugins.ClaudeManifestPath, plugins.EntryManifestPath} {
 		data, err := safefs.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(rel)), safefs.MaxMeta)
@@ -491,10 +493,11 @@ func claudeViewFiles(p plugins.Plugin, name string, servers json.RawMessage) (ma
 		}
 		maps.Copy(manifest, m)
 	}
+	// Hooks run through quiver; servers reach Claude only as quiver
+	// read and judged them, from the view's own files.
 	delete(manifest, "hooks")
-	if servers != nil {
-		delete(manifest, "mcpServers") // all of them are in the view's .mcp.json
-	}
+	delete(manifest, "mcpServers")
+	delete(manifest, "lspServers")
 	manifest["name"], _ = json.Marshal(name)
 	if _, ok := manifest["description"]; !ok && p.Manifest.Description != "" {
 		manifest["description"], _ = json.Marshal(p.Manifest.Description)
@@ -504,8 +507,11 @@ func claudeViewFiles(p plugins.Plugin, name string, servers json.RawMessage) (ma
 		return nil, err
 	}
 	gen := map[string][]byte{plugins.ClaudeManifestPath: data}
-	if servers != nil {
-		gen[".mcp.json"] = servers
+	if servers.mcp != nil {
+		gen[".mcp.json"] = servers.mcp
+	}
+	if servers.lsp != nil {
+		gen[".lsp.json"] = servers.lsp
 	}
 	for _, r := range p.Contents.Recipes {
 		if r.Command {
@@ -520,37 +526,58 @@ func claudeViewFiles(p plugins.Plugin, name string, servers json.RawMessage) (ma
 	return gen, nil
 }
 
-// settingsServers is the .mcp.json of a view whose plugin has settings
-// set with quiver plugin config (SPEC §16): every server of the plugin,
-// those that use a setting started through quiver mcp exec, which hands
-// them their values (a secret never lands in the view). nil when the
-// plugin's servers can stay as the plugin wrote them.
-func settingsServers(site Site, p plugins.Plugin, quiver string) json.RawMessage {
-	uc, err := plugins.ReadUserConfig(p)
-	if err != nil || len(uc.Values) == 0 {
-		return nil
+// claudeServers are the server files of a view: what quiver read of the
+// plugin's servers and judged (plugin show, the policy and audit see the
+// same list), nil for none, and what of the plugin's declarations did not
+// make it into them.
+type claudeServers struct {
+	mcp, lsp json.RawMessage
+	missed   []string
+}
+
+// viewServers writes the view's .mcp.json and .lsp.json from the servers
+// quiver read (plugins.Parts): a server that quiver could not read, or
+// a key of a definition it does not judge, reaches Claude no more than it
+// reaches plugin show, the policy or audit (SPEC §16, issue 42). A stdio
+// server that uses a setting set with quiver plugin config starts through
+// quiver mcp exec, which hands it the values (a secret never lands in the
+// view).
+func viewServers(site Site, p plugins.Plugin, quiver string) claudeServers {
+	var out claudeServers
+	parts := p.Parts()
+	for _, pr := range parts.Problems {
+		if strings.Contains(pr, "mcpServers") || strings.Contains(pr, "lspServers") || strings.Contains(pr, "MCP") || strings.Contains(pr, "LSP") {
+			out.missed = append(out.missed, fmt.Sprintf("plugin %s: %s", p.Name, pr))
+		}
 	}
-	all := map[string]json.RawMessage{}
-	rewritten := false
-	for _, s := range p.Parts().MCP {
-		all[s.Name] = s.Config
-		if !plugins.HasVars(string(s.Config)) || !strings.Contains(string(s.Config), "${"+plugins.VarUserConfig) {
+	uc, _ := plugins.ReadUserConfig(p)
+	mcp := map[string]json.RawMessage{}
+	for _, s := range parts.MCP {
+		def, dropped, err := s.Carried()
+		if err != nil {
+			out.missed = append(out.missed, fmt.Sprintf("MCP server %s of %s: %v", s.Name, p.Name, err))
 			continue
 		}
-		def, err := s.Def()
-		if err != nil || !def.Stdio() {
-			continue
+		if len(dropped) > 0 {
+			out.missed = append(out.missed, fmt.Sprintf("MCP server %s of %s: dropped %s, which quiver does not judge", s.Name, p.Name, strings.Join(dropped, ", ")))
 		}
-		argv := mcpExec(quiver, site, p.Name, s.Name)
-		all[s.Name], _ = json.Marshal(map[string]any{"command": argv[0], "args": argv[1:]})
-		rewritten = true
+		if len(uc.Values) > 0 && strings.Contains(string(s.Config), "${"+plugins.VarUserConfig) {
+			if d, err := s.Def(); err == nil && d.Stdio() {
+				argv := mcpExec(quiver, site, p.Name, s.Name)
+				def, _ = json.Marshal(map[string]any{"command": argv[0], "args": argv[1:]})
+			}
+		}
+		mcp[s.Name] = def
 	}
-	if !rewritten {
-		return nil
+	lsp := map[string]json.RawMessage{}
+	for _, s := range parts.LSP {
+		lsp[s.Name] = s.Config
 	}
-	data, err := json.MarshalIndent(map[string]any{"mcpServers": all}, "", "  ")
-	if err != nil {
-		return nil
+	if len(mcp) > 0 {
+		out.mcp, _ = json.MarshalIndent(map[string]any{"mcpServers": mcp}, "", "  ")
 	}
-	return data
+	if len(lsp) > 0 {
+		out.lsp, _ = json.MarshalIndent(lsp, "", "  ")
+	}
+	return out
 }

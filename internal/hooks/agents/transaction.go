@@ -152,14 +152,6 @@ type Wirer struct {
 	// scope must keep it before quiver wires that scope's agents. nil
 	// checks nothing.
 	Policy *policy.Policy
-	// Withhold says how Sync treats a scope whose plugins break the
-	// policy: false (agent sync) refuses to write its agents' files at
-	// all; true (the re-sync that ends plugin remove, disable, trust
-	// --revoke and the others) syncs them without anything those
-	// plugins carry, so that a command that takes a forbidden part away
-	// does take it out of the agents' files.
-	Withhold bool
-
 	// withheld are the roots of the scopes whose plugins Sync found
 	// breaking the policy: their agents are synced without anything
 	// those plugins carry, so that the policy never keeps a forbidden
@@ -790,11 +782,9 @@ func (w *Wirer) Sync(ctx context.Context) error {
 				// Nothing the scope's plugins carry is wired while they
 				// break the policy; what was wired is taken out (a
 				// disable, a revoke, a new policy must not leave a
-				// forbidden server in place).
+				// forbidden server in place), and the refusal is the
+				// command's error.
 				errs = append(errs, err)
-				if !w.Withhold {
-					continue
-				}
 				if w.withheld == nil {
 					w.withheld = map[string]bool{}
 				}

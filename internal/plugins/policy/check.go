@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -309,9 +308,13 @@ func handlers(root string) (out []handler, problems []string) {
 	return out, problems
 }
 
-// server is one MCP server of a plugin as mcp rules see it.
+// server is one MCP server of a plugin as mcp rules see it: its quiver
+// name, the programs it makes an agent run (its command line; a remote
+// server's headersHelper), its URL and transport, and the names of the
+// variables its env sets that change what a command line runs.
 type server struct {
-	name, commandLine, url, transport, file string
+	name, commandLine, helper, url, transport, file string
+	loaders                                           []string
 }
 
 // servers lists the MCP servers of the plugin folder root, named
@@ -319,23 +322,28 @@ type server struct {
 func servers(n plugins.Name, root string) (out []server, problems []string) {
 	parts := plugins.ReadFolderParts(root)
 	if _, ok, err := plugins.ReadClaudeManifest(root); ok && err != nil {
-		// Its mcpServers are unread here, yet the agents' wiring may
-		// pass the manifest on as it is (Claude's view does).
 		problems = append(problems, fmt.Sprintf("the manifest, which may declare MCP servers: %v", err))
 	}
 	for _, s := range parts.MCP {
-		cfg, err := serverFields(s.Config)
+		def, err := s.Def()
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("MCP server %s: %v", s.Name, err))
 			continue
 		}
-		sv := server{name: n.Org() + "-" + n.Repo() + "-" + s.Name, url: cfg.URL, file: filepath.Join(root, filepath.FromSlash(s.From))}
-		if cfg.Command != "" {
+		sv := server{name: n.Org() + "-" + n.Repo() + "-" + s.Name, url: def.URL, helper: def.HeadersHelper,
+			file: filepath.Join(root, filepath.FromSlash(s.From))}
+		if def.Command != "" {
 			// stdio whatever type says (SPEC §17).
 			sv.transport = "stdio"
-			sv.commandLine = strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
+			sv.commandLine = strings.Join(append([]string{def.Command}, def.Args...), " ")
+			for k := range def.Env {
+				if Loader(k) {
+					sv.loaders = append(sv.loaders, k)
+				}
+			}
+			slices.Sort(sv.loaders)
 		} else {
-			sv.transport = strings.ToLower(cmpOr(cfg.Type, "unknown"))
+			sv.transport = strings.ToLower(cmpOr(def.Type, "unknown"))
 		}
 		out = append(out, sv)
 	}
@@ -345,46 +353,6 @@ func servers(n plugins.Name, root string) (out []server, problems []string) {
 		}
 	}
 	return out, problems
-}
-
-// serverConfig is what mcp rules judge of a server's definition.
-type serverConfig struct {
-	Command, URL, Type string
-	Args               []string
-}
-
-// serverFields reads a server's definition with its keys exactly as
-// written, as an agent reading the plugin's file does (Claude Code reads
-// .mcp.json as JSON, keys case-sensitive). encoding/json's struct
-// decoding matches keys in any case, the last one winning, so
-// {"command": "/tmp/evil", "COMMAND": "npx"} would be judged as npx and
-// run as /tmp/evil; a key that differs from a judged one only in case
-// is refused, whichever way a reader takes it.
-func serverFields(config json.RawMessage) (serverConfig, error) {
-	var raw map[string]json.RawMessage
-	var cfg serverConfig
-	if err := json.Unmarshal(config, &raw); err != nil {
-		return cfg, err
-	}
-	fields := map[string]any{"command": &cfg.Command, "args": &cfg.Args, "url": &cfg.URL, "type": &cfg.Type}
-	for k, v := range raw {
-		dst, ok := fields[k]
-		if !ok {
-			for name := range fields {
-				if strings.EqualFold(k, name) {
-					return cfg, fmt.Errorf("key %q differs from %q only in case; agents disagree on which one counts", safefs.Visible(k), name)
-				}
-			}
-			continue
-		}
-		if string(v) == "null" {
-			continue
-		}
-		if err := json.Unmarshal(v, dst); err != nil {
-			return cfg, fmt.Errorf("%s: %v", k, err)
-		}
-	}
-	return cfg, nil
 }
 
 // partViolations checks the hooks and MCP servers of plugin n at root
@@ -439,14 +407,20 @@ func (p *Policy) mcpViolations(n plugins.Name, root string) []violation {
 				out = append(out, refuse(RuleMCPDenied, f, "mcp.allow", "plugin %s: %s cannot be checked against mcp.allow", n, pr))
 			}
 			for _, s := range ss {
-				if !slices.ContainsFunc(allow, s.allowedBy) {
+				if ok, why := s.admitted(allow); !ok {
 					v := refuse(RuleMCPDenied, f, "mcp.allow", "plugin %s: MCP server %s (%s) is not allowed by mcp.allow (%s)", n, s.name, safefs.Visible(cmpOr(s.commandLine, s.url)), listed(allow))
+					if why != "" {
+						v.Message += ": " + why
+					}
 					v.in = s.file
 					out = append(out, v)
 				}
 			}
 		}
 		if ts := f.MCP.Transports; ts != nil {
+			for _, pr := range problems {
+				out = append(out, refuse(RuleMCPTransportDenied, f, "mcp.transports", "plugin %s: %s cannot be checked against mcp.transports", n, pr))
+			}
 			for _, s := range ss {
 				if !slices.Contains(ts, s.transport) {
 					v := refuse(RuleMCPTransportDenied, f, "mcp.transports", "plugin %s: MCP server %s uses transport %s, not allowed by mcp.transports (%s)", n, s.name, safefs.Visible(s.transport), listed(ts))
@@ -459,11 +433,31 @@ func (p *Policy) mcpViolations(n plugins.Name, root string) []violation {
 	return out
 }
 
-// allowedBy says whether an mcp.allow pattern admits the server: its
-// quiver name, its command line (before variables are expanded) or its
-// URL; never the plugin's own name for it alone.
-func (s server) allowedBy(pat string) bool {
-	return MatchText(pat, s.name) || s.commandLine != "" && MatchText(pat, s.commandLine) || s.url != "" && matchURL(pat, s.url)
+// admitted says whether the mcp.allow patterns admit the server, and if
+// not, why: its quiver name matching one admits it whole (the team named
+// that server); otherwise every program it makes an agent run (its
+// command line, a headersHelper) and its URL must each match one, and its
+// env may not set a variable that changes what a command line runs
+// (PATH, NODE_OPTIONS, LD_PRELOAD, ...: "npx -y @acme/*" would then run
+// the plugin's own npx). Never the plugin's own name for it alone.
+func (s server) admitted(allow []string) (bool, string) {
+	if slices.ContainsFunc(allow, func(pat string) bool { return MatchText(pat, s.name) }) {
+		return true, ""
+	}
+	matchesOne := func(match func(pat string) bool) bool { return slices.ContainsFunc(allow, match) }
+	switch {
+	case s.commandLine == "" && s.url == "":
+		return false, ""
+	case s.commandLine != "" && !matchesOne(func(pat string) bool { return MatchText(pat, s.commandLine) }):
+		return false, ""
+	case s.url != "" && !matchesOne(func(pat string) bool { return matchURL(pat, s.url) }):
+		return false, ""
+	case s.helper != "" && !matchesOne(func(pat string) bool { return MatchText(pat, s.helper) }):
+		return false, fmt.Sprintf("its headersHelper %q runs a program no pattern names", safefs.Visible(s.helper))
+	case len(s.loaders) > 0:
+		return false, fmt.Sprintf("its env sets %s, which changes what its command line runs; name the server itself (%s) to allow it", strings.Join(s.loaders, ", "), s.name)
+	}
+	return true, ""
 }
 
 // matchURL is MatchText for a URL something will be sent to: never one
@@ -554,20 +548,12 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 	}
 	for _, k := range lock.Names() {
 		n, _ := plugins.ParseName(k)
-		e := lock.Plugins[k]
-		c := p.entryCandidate(s, n, e, ask)
-		add("plugins/"+k, p.sourceViolations(c)...)
+		c := p.entryCandidate(s, n, lock.Plugins[k], ask)
+		add("plugins/"+k, p.pluginViolations(s, n, &c)...)
 		pin("plugins/"+k, c)
-		// The folder agents read, through the link of a --link
-		// install: never the lock's word for where that leads (a
-		// repository may commit both, pointing at different folders).
-		if _, err := os.Lstat(s.PluginDir(n)); err == nil {
-			add("plugins/"+k, p.partViolations(n, s.PluginDir(n))...)
-		}
 	}
 	// A plugin folder the lock does not name (a repository may commit
-	// one) is listed, wired and run like the others: its parts are
-	// judged, and its source, unknown, passes no sources.allow.
+	// one) is listed, wired and run like the others.
 	entries, _ := os.ReadDir(s.PluginsDir())
 	for _, de := range entries {
 		n, err := plugins.ParseName(de.Name())
@@ -577,13 +563,7 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 		if _, ok := lock.Plugins[n.String()]; ok {
 			continue
 		}
-		for _, f := range p.Files {
-			if allow := f.Sources.Allow; allow != nil {
-				add("plugins/"+n.String(), refuse(RuleSourceDenied, f, "sources.allow",
-					"plugin %s is not in quiver.lock: its source is unknown, and sources.allow (%s) admits only what it names", n, listed(allow)))
-			}
-		}
-		add("plugins/"+n.String(), p.partViolations(n, s.PluginDir(n))...)
+		add("plugins/"+n.String(), p.pluginViolations(s, n, nil)...)
 	}
 	if p.partRules() {
 		// The scope's own hooks (.quiver/hooks), which no lock entry names.
@@ -598,6 +578,63 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 		pin("marketplaces/"+name, c)
 	}
 	return out, nil
+}
+
+// pluginViolations checks installed plugin n of scope s: the source of its
+// lock entry c (nil for a folder the lock does not name, whose source,
+// unknown, passes no sources.allow) and the parts of the folder agents
+// read, through the link of a --link install: never the lock's word for
+// where that leads (a repository may commit both, pointing at different
+// folders).
+func (p *Policy) pluginViolations(s plugins.Scope, n plugins.Name, c *plugins.Candidate) []violation {
+	var out []violation
+	if c != nil {
+		out = p.sourceViolations(*c)
+	} else {
+		for _, f := range p.Files {
+			if allow := f.Sources.Allow; allow != nil {
+				out = append(out, refuse(RuleSourceDenied, f, "sources.allow",
+					"plugin %s is not in quiver.lock: its source is unknown, and sources.allow (%s) admits only what it names", n, listed(allow)))
+			}
+		}
+	}
+	if _, err := os.Lstat(s.PluginDir(n)); err == nil {
+		out = append(out, p.partViolations(n, s.PluginDir(n))...)
+	}
+	return out
+}
+
+// CheckPlugin checks installed plugin n of scope s as CheckInstalled
+// checks each (its source, marketplace claim, pin as far as a full SHA or
+// the user's records tell, hooks and MCP servers), at the moment
+// something of it is about to start (quiver mcp exec, lsp exec): a policy
+// that changed since the plugin was wired is obeyed there too. It returns
+// the first refusal.
+func (p *Policy) CheckPlugin(s plugins.Scope, n plugins.Name) error {
+	if p == nil {
+		return nil
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	lock, err := plugins.ReadLock(s.LockPath())
+	if err != nil {
+		return err
+	}
+	var c *plugins.Candidate
+	if e, ok := lock.Plugins[n.String()]; ok {
+		one := p.entryCandidate(s, n, e, nil)
+		c = &one
+		// A pin the records cannot tell is not refused here, as in
+		// CheckInstalled: it was judged when it was installed.
+		if v, _ := p.pinViolation(context.Background(), one); v != nil {
+			return v.Refusal
+		}
+	}
+	if vs := p.pluginViolations(s, n, c); len(vs) > 0 {
+		return vs[0].Refusal
+	}
+	return nil
 }
 
 // CheckInstalled checks what scope s has installed now, as the agents'
