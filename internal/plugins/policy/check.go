@@ -314,7 +314,7 @@ func handlers(root string) (out []handler, problems []string) {
 // variables its env sets that change what a command line runs.
 type server struct {
 	name, commandLine, helper, url, transport, file string
-	loaders                                           []string
+	loaders                                         []string
 }
 
 // servers lists the MCP servers of the plugin folder root, named
