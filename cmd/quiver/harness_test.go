@@ -36,7 +36,7 @@ type harness struct {
 func newHarness(t *testing.T, srv *gitserver.Server, extraEnv ...string) *harness {
 	t.Helper()
 	h := &harness{t: t, srv: srv, project: t.TempDir(), home: t.TempDir()}
-	h.scope = plugins.Scope{Location: plugins.Local, Root: filepath.Join(h.project, ".quiver")}
+	h.scope = plugins.Scope{Location: plugins.Local, Root: filepath.Join(h.project, ".quiver"), Machine: plugins.ProjectMachineDir(h.home, h.project)}
 	h.env = append(os.Environ(), asQuiver+"=1", "QUIVER_HOME="+h.home, "HOME="+h.home,
 		"QUIVER_GIT_BASE="+srv.URL, "QUIVER_PROJECT_DIR="+h.project,
 		"QUIVER_GIT_TOKEN=", "GITHUB_TOKEN=", "QUIVER_AUDIT_LOG=", "QUIVER_NO_HOOKS=", "QUIVER_HOOK_TIMEOUT=")

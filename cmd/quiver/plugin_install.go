@@ -75,9 +75,12 @@ func (a *App) newPluginVerifyCmd() *cobra.Command {
 		Short: "Check installed plugins against the content hashes in quiver.lock",
 		Long: `Recompute the content hash of every installed plugin and compare it with the
 lock file: ok, modified (with the changed files when the plugin is a git
-checkout), missing, unlocked (installed but not in the lock), and leftovers
-of an interrupted command (the next add, update, remove or install cleans
-them; they are not drift). Exits 1 on any drift. Changes nothing.`,
+checkout), missing, unverified (the hash matches, but no install on this
+machine fetched that content from the entry's source and commit: a folder
+that came with the repository; plugin install fetches it), unlocked
+(installed but not in the lock), and leftovers of an interrupted command
+(the next add, update, remove or install cleans them; they are not
+drift). Exits 1 on any drift. Changes nothing.`,
 		Example: "  quiver plugin verify\n  quiver plugin verify -g --json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

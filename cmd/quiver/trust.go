@@ -5,11 +5,12 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins/policy"
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/quiver-cli/quiver/internal/term"
 )
 
 type trustOptions struct {
-	Revoke, JSON bool
+	Revoke, JSON, AllowHiddenUnicode bool
 }
 
 func (a *App) newTrustCmd() *cobra.Command {
@@ -24,6 +25,12 @@ them and records a fingerprint of their paths, exec bits and contents in
 $QUIVER_HOME/trust.yaml. When any of them changes they are untrusted again
 until you run quiver trust once more. --revoke forgets the record.
 
+The project's own hooks, skills and recipes and the plugin settings of
+.quiver/config.yaml reach your agents once you trust it, so they are
+scanned for hidden Unicode as installs scan a plugin: a tag character or a
+bidi override refuses, unless --allow-hidden-unicode (or the policy's
+scan.hidden_unicode) lets it in.
+
 Your own plugin add/remove in a trusted project keeps it trusted.
 QUIVER_TRUST_ALL=1 trusts everything (for CI and containers).`,
 		Example:  "  quiver hook list --all   # review what would run\n  quiver trust\n  quiver trust --revoke",
@@ -35,6 +42,7 @@ QUIVER_TRUST_ALL=1 trusts everything (for CI and containers).`,
 	}
 	cmd.Flags().BoolVar(&o.Revoke, "revoke", false, "stop trusting the project's hooks")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.AllowHiddenUnicode, "allow-hidden-unicode", false, "trust the project although its own items hold hidden Unicode (tag characters, bidi overrides)")
 	return cmd
 }
 
@@ -43,7 +51,7 @@ func (a *App) runTrust(o trustOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := discovery.Decide(e.Layout, o.Revoke, discovery.AgentSession(a.Getenv), e.Policy())
+	d, err := discovery.Decide(e.Layout, o.Revoke, discovery.AgentSession(a.Getenv), e.Policy(), scan.ModeFor(o.AllowHiddenUnicode))
 	if err != nil {
 		return err
 	}

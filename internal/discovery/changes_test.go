@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,7 @@ func (tr *tree) plainPlugin(name string) plugins.AddRequest {
 // the user's choices; none of them asks a hook anything.
 func TestChangesKeepTrust(t *testing.T) {
 	tr := newTree(t)
-	if _, err := Decide(tr.layout, false, "", nil); err != nil {
+	if _, err := Decide(tr.layout, false, "", nil, scan.Block); err != nil {
 		t.Fatal(err)
 	}
 	trusted := func(when string) {
@@ -175,7 +176,7 @@ func TestChangesSetConfig(t *testing.T) {
 	if err := c.Add(t.Context(), []plugins.AddRequest{{Spec: spec, Name: n}}, func(plugins.Plugin, error) {}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Decide(tr.layout, false, "", nil); err != nil {
+	if _, err := Decide(tr.layout, false, "", nil, scan.Block); err != nil {
 		t.Fatal(err)
 	}
 	p, err := plugins.ReadPlugin(*tr.layout.Local, n)

@@ -83,6 +83,9 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 					"quiver plugin install"+s.Flag()+" restores the locked version")
 			case "missing":
 				add("error", s.LockPath(), fmt.Sprintf("%s plugin %s is in the lock file but not installed", s.Location, r.Name), "quiver plugin install"+s.Flag())
+			case "unverified":
+				add("error", dir, fmt.Sprintf("%s plugin %s matches the lock file's hash, but no install on this machine fetched it from its source", s.Location, r.Name),
+					"quiver plugin install"+s.Flag()+" fetches it")
 			case "unlocked":
 				add("warning", dir, fmt.Sprintf("%s plugin %s is installed but not in the lock file", s.Location, r.Name),
 					"add it properly with quiver plugin add --force, or remove it with quiver plugin install --prune"+s.Flag())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/policy"
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -22,6 +23,9 @@ type Decided struct {
 	Sources []string
 	// Revoked: a record was forgotten (revoking only).
 	Revoked bool
+	// Scan is what the content scan found in the project's own items
+	// and settings (warnings, and critical findings let in).
+	Scan []scan.Finding
 }
 
 // Decide records the person's decision about the project's hooks:
@@ -30,7 +34,12 @@ type Decided struct {
 // inside an agent's session (revoking is not). The home scope has no
 // project hooks to decide about. pol, when not nil, is the team's policy:
 // what the project has installed must keep it to be trusted (SPEC §17).
-func Decide(l plugins.Layout, revoke bool, agent string, pol *policy.Policy) (Decided, error) {
+//
+// The project's own items and settings, which reach the agents once it is
+// trusted, are scanned as installs scan a plugin (SPEC §17): a critical
+// finding refuses unless hidden (scan.ModeFor of --allow-hidden-unicode,
+// under the policy's scan.hidden_unicode) lets it in.
+func Decide(l plugins.Layout, revoke bool, agent string, pol *policy.Policy, hidden scan.Mode) (Decided, error) {
 	var d Decided
 	if l.Local == nil {
 		return d, fmt.Errorf("%s is your home scope, whose hooks are always trusted; run quiver trust inside a project", l.ProjectDir)
@@ -48,6 +57,38 @@ func Decide(l plugins.Layout, revoke bool, agent string, pol *policy.Policy) (De
 	}
 	if err := pol.Scope(false).CheckInstalled(*l.Local); err != nil {
 		return d, fmt.Errorf("not trusting %s: %w", l.ProjectDir, err)
+	}
+	// A folder that no install on this machine fetched may be what the
+	// repository committed beside a lock entry of its own hash: it is not
+	// the person's to trust until quiver fetched what the lock names.
+	if res, err := plugins.Verify(*l.Local); err == nil {
+		var unverified []string
+		for _, r := range res {
+			if r.Status == "unverified" {
+				unverified = append(unverified, r.Name)
+			}
+		}
+		if len(unverified) > 0 {
+			return d, fmt.Errorf("not trusting %s: plugin %s was not fetched by quiver on this machine (the folder came with the repository); run quiver plugin install, which fetches what the lock names", l.ProjectDir, safefs.Visible(strings.Join(unverified, ", ")))
+		}
+	}
+	if pol != nil {
+		hidden = pol.Scope(false).ScanMode(hidden)
+	}
+	if hidden != scan.Off {
+		rep, err := plugins.ScanOwn(*l.Local)
+		if err != nil {
+			return d, fmt.Errorf("not trusting %s: %w", l.ProjectDir, err)
+		}
+		if rel, err := filepath.Rel(l.ProjectDir, l.Local.Root); err == nil {
+			for i := range rep.Findings {
+				rep.Findings[i].File = filepath.ToSlash(filepath.Join(rel, rep.Findings[i].File))
+			}
+		}
+		if crit := rep.Critical(); len(crit) > 0 && hidden == scan.Block {
+			return d, fmt.Errorf("not trusting %s: its own files hold %w", l.ProjectDir, &plugins.HiddenUnicodeError{Findings: crit, Verb: "trust it"})
+		}
+		d.Scan = rep.Findings
 	}
 	// What the person is about to accept, named before it is.
 	if pre, err := ProjectTrust(l, false); err == nil {
@@ -71,6 +112,9 @@ func (d Decided) Summary(dir string, revoke bool) (lines []string, notice string
 		return nil, fmt.Sprintf("%s was not trusted.", dir)
 	}
 	say := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
+	for _, f := range d.Scan {
+		say("quiver: %s: hidden Unicode in the project's own files: %s", f.Severity, f)
+	}
 	t := d.Trust
 	if len(d.Changed) > 0 {
 		say("Changed since you last trusted %s: %s", dir, safefs.Visible(strings.Join(d.Changed, ", ")))

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"encoding/json"
+	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"strings"
 	"testing"
 
@@ -15,23 +16,23 @@ func TestDecide(t *testing.T) {
 	tr := newTree(t)
 	tr.hook(plugins.Local, "hooks/check", "before_tool_call")
 	home := plugins.Layout{ProjectDir: tr.layout.Global.Root, Global: tr.layout.Global}
-	if _, err := Decide(home, false, "", nil); err == nil || !strings.Contains(err.Error(), "home scope") {
+	if _, err := Decide(home, false, "", nil, scan.Block); err == nil || !strings.Contains(err.Error(), "home scope") {
 		t.Errorf("home scope: %v", err)
 	}
-	if _, err := Decide(tr.layout, false, "CLAUDECODE", nil); err == nil || !strings.Contains(err.Error(), "(CLAUDECODE is set)") {
+	if _, err := Decide(tr.layout, false, "CLAUDECODE", nil, scan.Block); err == nil || !strings.Contains(err.Error(), "(CLAUDECODE is set)") {
 		t.Errorf("agent: %v", err)
 	}
-	if d, err := Decide(tr.layout, true, "CLAUDECODE", nil); err != nil || d.Revoked {
+	if d, err := Decide(tr.layout, true, "CLAUDECODE", nil, scan.Block); err != nil || d.Revoked {
 		t.Errorf("revoke without record: %+v %v", d, err)
 	}
-	d, err := Decide(tr.layout, false, "", nil)
+	d, err := Decide(tr.layout, false, "", nil, scan.Block)
 	if err != nil || !d.Trust.Trusted() {
 		t.Fatalf("trust: %+v %v", d, err)
 	}
 	if l := d.Trust.Listing(); len(l) != 1 || l[0].Name != "check" {
 		t.Errorf("listing: %+v", l)
 	}
-	if d, err := Decide(tr.layout, true, "", nil); err != nil || !d.Revoked || d.Trust.Trusted() {
+	if d, err := Decide(tr.layout, true, "", nil, scan.Block); err != nil || !d.Revoked || d.Trust.Trusted() {
 		t.Errorf("revoke: %+v %v", d, err)
 	}
 	if asked := tr.asked(); len(asked) != 0 {

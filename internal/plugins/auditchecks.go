@@ -27,8 +27,13 @@ const (
 	RuleDriftMissing  = "quiver/drift/missing"
 	RuleDriftOrphaned = "quiver/drift/orphaned"
 	RuleDriftLeftover = "quiver/drift/leftover"
-	RuleLockInvalid   = "quiver/lock/invalid"
-	RuleScanFailed    = "quiver/scan/unreadable"
+	// RuleDriftUnverified is a folder whose hash matches its entry though
+	// no install on this machine put it there; RuleTrackedPlugins a
+	// project whose repository tracks files of its plugins folder.
+	RuleDriftUnverified = "quiver/drift/unverified"
+	RuleTrackedPlugins  = "quiver/lock/tracked-plugins"
+	RuleLockInvalid     = "quiver/lock/invalid"
+	RuleScanFailed      = "quiver/scan/unreadable"
 )
 
 // LockRules are the rules LockCheck reports.
@@ -41,6 +46,10 @@ var LockRules = []audit.Rule{
 		Description: "A plugin folder is installed that quiver.lock does not name"},
 	{ID: RuleDriftLeftover, Severity: audit.Note,
 		Description: "A leftover of an interrupted quiver command (the next one cleans it)"},
+	{ID: RuleDriftUnverified, Severity: audit.Error, SecuritySeverity: "8.0",
+		Description: "A plugin folder matches its lock entry's hash, but no install on this machine fetched it from the entry's source and commit"},
+	{ID: RuleTrackedPlugins, Severity: audit.Error, SecuritySeverity: "8.0",
+		Description: "The repository tracks files of .quiver/plugins/, which quiver installs from the lock and never reads from the repository"},
 	{ID: RuleLockInvalid, Severity: audit.Error,
 		Description: "quiver.lock cannot be read"},
 }
@@ -85,10 +94,25 @@ func LockCheck(s Scope) audit.Check {
 		case "missing":
 			locked++
 			add(RuleDriftMissing, audit.Error, s.LockPath(), lines[r.Name], fmt.Sprintf("plugin %s is in the lock but not installed; %s installs it", r.Name, install))
+		case "unverified":
+			locked++
+			add(RuleDriftUnverified, audit.Error, dir, 0, fmt.Sprintf("plugin %s matches its content hash in the lock, but no install on this machine fetched it from %s; %s fetches it", r.Name, Redact(r.Source), install))
 		case "unlocked":
 			add(RuleDriftOrphaned, audit.Error, dir, 0, fmt.Sprintf("plugin %s is installed but not in the lock; %s --prune removes it", r.Name, install))
 		case "leftover":
 			add(RuleDriftLeftover, audit.Note, dir, 0, "leftover of an interrupted command; the next plugin command cleans it")
+		}
+	}
+	if s.Location == Local {
+		// quiver ignores .quiver/plugins/ in git (writeGitignore): a
+		// repository that tracks it brings folders that claim to be what
+		// the lock says.
+		if tracked, err := trackedByGit(s.Root, []string{s.PluginsDir()}); err != nil {
+			c.Findings = append(c.Findings, audit.Finding{Rule: RuleTrackedPlugins, Severity: audit.Warning, File: s.PluginsDir(),
+				Message: fmt.Sprintf("could not tell whether the repository tracks %s: %v", s.PluginsDir(), err)})
+		} else if tracked[s.PluginsDir()] {
+			c.Findings = append(c.Findings, audit.Finding{Rule: RuleTrackedPlugins, Severity: audit.Error, File: s.PluginsDir(),
+				Message: "the repository tracks files of .quiver/plugins/, which quiver never takes from a repository; git rm -r --cached .quiver/plugins, and commit quiver.lock alone"})
 		}
 	}
 	c.Message = fmt.Sprintf("%d of %d locked plugin(s) match the lock", matched, locked)
@@ -189,7 +213,25 @@ func ScanCheck(s Scope) audit.Check {
 				File: filepath.Join(dir, filepath.FromSlash(f.File)), Line: f.Line, Column: f.Column})
 		}
 	}
-	c.Message = fmt.Sprintf("%d file(s) of %d plugin(s) scanned: %d critical, %d warning(s)", files, scanned, critical, warnings)
+	// The scope's own items and settings reach the agents as plugins'
+	// do (a project's once it is trusted): scanned alike.
+	own, err := ScanOwn(s)
+	if err != nil {
+		c.Findings = append(c.Findings, audit.Finding{Rule: RuleScanFailed, Severity: audit.Error, File: s.Root,
+			Message: fmt.Sprintf("the own items of %s could not be scanned: %v", s.Root, err)})
+	}
+	for _, f := range own.Findings {
+		sev := audit.Warning
+		if f.Severity == scan.Critical {
+			sev = audit.Error
+			critical++
+		} else {
+			warnings++
+		}
+		c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Severity: sev, Message: findingMessage(f, "the scope's own files ("+s.Root+")", false),
+			File: filepath.Join(s.Root, filepath.FromSlash(f.File)), Line: f.Line, Column: f.Column})
+	}
+	c.Message = fmt.Sprintf("%d file(s) of %d plugin(s) and %d of the scope's own scanned: %d critical, %d warning(s)", files, scanned, own.Files, critical, warnings)
 	return c
 }
 
@@ -242,8 +284,13 @@ func mergeScan(now, recorded []scan.Finding) []scanned {
 // finding has it): the code point, the class, how many, the hidden text
 // tag characters spell, and the line around it, escaped.
 func scanMessage(n Name, f scan.Finding, letIn bool) string {
+	return findingMessage(f, "plugin "+n.String(), letIn)
+}
+
+// findingMessage is scanMessage for a finding in where.
+func findingMessage(f scan.Finding, where string, letIn bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s in plugin %s", f.CodePoint, f.Name(), n)
+	fmt.Fprintf(&b, "%s %s in %s", f.CodePoint, f.Name(), where)
 	if f.Count > 1 {
 		fmt.Fprintf(&b, " (%d characters)", f.Count)
 	}

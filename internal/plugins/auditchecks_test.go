@@ -66,6 +66,32 @@ func TestLockCheck(t *testing.T) {
 	}
 }
 
+// The scope's own items and settings reach agents as plugins' do, so
+// the scan covers them too (issue 42, defect 8).
+func TestScanCheckOwnItems(t *testing.T) {
+	f := newFixture(t)
+	s := f.in.Scope
+	writeTree(t, s.Root, map[string]string{
+		"skills/mine/SKILL.md":  "---\nname: mine\n---\nDo \U000E0041\U000E0042 this\n",
+		"recipes/ops/deploy.md": "deploy \u2066now\n",
+		"hooks/guard":           "#!/bin/sh\n# \u200b\n",
+		"config.yaml":           "plugins:\n  acme/guard:\n    motto: \"be \u202egood\"\n",
+	})
+	c := ScanCheck(s)
+	want := []string{
+		"error quiver/unicode/bidi config.yaml:3:16",
+		"warning quiver/unicode/zero-width hooks/guard:2:3",
+		"error quiver/unicode/bidi recipes/ops/deploy.md:1:8",
+		"error quiver/unicode/tag skills/mine/SKILL.md:4:4",
+	}
+	if got := findings(s, c); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(c.Message, "and 4 of the scope's own scanned: 3 critical, 1 warning(s)") {
+		t.Errorf("message %q", c.Message)
+	}
+}
+
 func TestScanCheck(t *testing.T) {
 	f := newFixture(t)
 	s := f.in.Scope
@@ -81,7 +107,7 @@ func TestScanCheck(t *testing.T) {
 	if got := findings(s, c); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if c.Message != "4 file(s) of 1 plugin(s) scanned: 1 critical, 1 warning(s)" {
+	if c.Message != "4 file(s) of 1 plugin(s) and 0 of the scope's own scanned: 1 critical, 1 warning(s)" {
 		t.Errorf("message %q", c.Message)
 	}
 	for _, fd := range c.Findings {

@@ -340,6 +340,7 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 		writeGitignore(in.Scope.Root)
 	}
 	in.recordScan(req.Name, entry, found)
+	in.recordInstalled(req.Name, entry)
 	if *known != "" && !c.Local {
 		// What the remote said, for audit (best effort: the plugin is
 		// installed either way).
@@ -512,6 +513,7 @@ func (in *Installer) removeOne(n Name, keepData bool) error {
 		return err
 	}
 	os.Remove(in.Scope.ScanRecordPath(n))
+	in.Scope.forgetInstalled(n)
 	if !keepData {
 		os.RemoveAll(in.Scope.DataDir(n))
 	}

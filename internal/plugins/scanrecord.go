@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,9 @@ type HiddenUnicodeError struct {
 	// Policy says the policy refused it though the command asked to let
 	// it in (a machine's scan.hidden_unicode: block).
 	Policy bool
+	// Verb is what --allow-hidden-unicode does anyway ("install it"
+	// when empty).
+	Verb string
 }
 
 func (e *HiddenUnicodeError) Error() string {
@@ -38,7 +42,7 @@ func (e *HiddenUnicodeError) Error() string {
 	if e.Policy {
 		b.WriteString("; refused: the policy's scan.hidden_unicode is block, which --allow-hidden-unicode cannot lower (see quiver policy show)")
 	} else {
-		b.WriteString("; refused (install it anyway with --allow-hidden-unicode)")
+		fmt.Fprintf(&b, "; refused (%s anyway with --allow-hidden-unicode)", cmp.Or(e.Verb, "install it"))
 	}
 	return b.String()
 }

@@ -382,7 +382,10 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name, mode scan.
 	final := in.Scope.PluginDir(n)
 	_, statErr := os.Lstat(final)
 	exists := statErr == nil
-	if exists && matchesEntry(final, want) {
+	// A folder is kept only as the install this machine made of exactly
+	// this entry: a folder the repository brought with an entry of its
+	// own hash certifies nothing, and is fetched again.
+	if exists && matchesEntry(final, want) && InstalledHere(in.Scope, n, want) {
 		r.Status = "ok"
 		return r
 	}
@@ -462,14 +465,19 @@ func (in *Installer) SetDisabled(ctx context.Context, names []Name, disabled boo
 type VerifyResult struct {
 	Name     string   `json:"name"`
 	Location string   `json:"location"`
-	Status   string   `json:"status"` // ok, modified, missing, unlocked, leftover
+	Status   string   `json:"status"` // ok, modified, missing, unverified, unlocked, leftover
 	Changed  []string `json:"changed,omitempty"`
+	// Source is the entry's source, for messages about an unverified
+	// folder.
+	Source string `json:"-"`
 }
 
 // Verify recomputes content hashes and compares them with the lock file:
 // ok, modified (with the changed files where the folder is a git
-// checkout), missing, unlocked, and leftovers of interrupted commands.
-// It changes nothing.
+// checkout), missing, unverified (the hash matches, but no install on
+// this machine put that content there: a folder a repository committed
+// with an entry of its own hash; plugin install fetches it), unlocked,
+// and leftovers of interrupted commands. It changes nothing.
 func Verify(s Scope) ([]VerifyResult, error) {
 	lock, err := ReadLock(s.LockPath())
 	if err != nil {
@@ -480,11 +488,13 @@ func Verify(s Scope) ([]VerifyResult, error) {
 		n, _ := ParseName(k)
 		e := lock.Plugins[k]
 		dir := s.PluginDir(n)
-		r := VerifyResult{Name: k, Location: string(s.Location), Status: "ok"}
+		r := VerifyResult{Name: k, Location: string(s.Location), Status: "ok", Source: e.Source}
 		if _, err := os.Lstat(dir); err != nil {
 			r.Status = "missing"
 		} else if changed, modified := LocalChanges(dir, e); modified {
 			r.Status, r.Changed = "modified", changed
+		} else if !InstalledHere(s, n, e) {
+			r.Status = "unverified"
 		}
 		out = append(out, r)
 	}
