@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -29,11 +30,57 @@ type Doc struct {
 // kind ("hooks" is a string): quiver will not guess, and changes nothing.
 var ErrShape = errors.New("unexpected shape")
 
+// ErrAmbiguous is wrapped when a document would be read differently by
+// the agent than by quiver (ParseDoc): quiver refuses it, changes nothing,
+// and reports the agent's entries in it as not wired.
+var ErrAmbiguous = errors.New("read otherwise by the agent")
+
+// duplicateKeys finds a key given twice in one object of v, at any depth
+// (path leads to v), comparing names as a JSON parser decodes them.
+func duplicateKeys(v *hujson.Value, path []string) error {
+	switch c := v.Value.(type) {
+	case *hujson.Object:
+		seen := make(map[string]bool, len(c.Members))
+		for i := range c.Members {
+			name, _ := c.Members[i].Name.Value.(hujson.Literal)
+			key := name.String()
+			if seen[key] {
+				where := "at the top of the file"
+				if len(path) > 0 {
+					where = "in " + strconv.Quote(strings.Join(path, "."))
+				}
+				return fmt.Errorf("%w: key %q appears twice %s, and the agent reads only the last copy; remove one", ErrAmbiguous, key, where)
+			}
+			seen[key] = true
+			if err := duplicateKeys(&c.Members[i].Value, append(path, key)); err != nil {
+				return err
+			}
+		}
+	case *hujson.Array:
+		for i := range c.Elements {
+			if err := duplicateKeys(&c.Elements[i], append(path, strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ParseDoc reads a configuration document. Empty input is an empty object.
 // comments allows JWCC (comments, trailing commas), for agents whose
 // settings allow them; otherwise the file must be standard JSON, since the
 // agent itself would not read anything else.
+//
+// A document the agent would read otherwise than quiver's editor is
+// refused (ErrAmbiguous), never edited: a key given twice in one object
+// (the agents' JSON.parse keeps the last copy, an editor that writes into
+// the first would hide every entry it adds, and what agent list reports
+// would not be what runs), or a byte-order mark (which the agents'
+// JSON.parse refuses, so the agent reads no entry at all).
 func ParseDoc(data []byte, comments bool) (*Doc, error) {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return nil, fmt.Errorf("%w: the file starts with a byte-order mark, which the agent's JSON parser refuses; remove it", ErrAmbiguous)
+	}
 	newline := len(bytes.TrimSpace(data)) == 0 || bytes.HasSuffix(data, []byte("\n"))
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
@@ -52,6 +99,9 @@ func ParseDoc(data []byte, comments bool) (*Doc, error) {
 	}
 	if _, ok := v.Value.(*hujson.Object); !ok {
 		return nil, fmt.Errorf("%w: the file holds a JSON %s, not an object", ErrShape, kindName(v.Value.Kind()))
+	}
+	if err := duplicateKeys(&v, nil); err != nil {
+		return nil, err
 	}
 	d := &Doc{root: v, unit: "  ", multiline: true, newline: newline}
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 2 {

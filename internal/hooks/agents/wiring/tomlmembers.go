@@ -147,6 +147,10 @@ type tomlKeyval struct {
 }
 
 func readTOML(data []byte) (*tomlDoc, error) {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		// Read otherwise by parsers that take it as a stray character.
+		return nil, fmt.Errorf("%w: the file starts with a byte-order mark; remove it", ErrAmbiguous)
+	}
 	d := &tomlDoc{data: data, value: map[string]any{}}
 	if err := toml.Unmarshal(data, &d.value); err != nil {
 		return nil, fmt.Errorf("not valid TOML: %v", tomlError(err))
