@@ -29,6 +29,9 @@ const asQuiver = "QUIVER_TEST_AS_QUIVER"
 // of the plugin the real-agent tests install.
 const asMCP = "QUIVER_TEST_AS_MCP"
 
+// mcpNeeds names a variable that such a server refuses to start without.
+const mcpNeeds = "QUIVER_TEST_MCP_NEEDS"
+
 // asLSP makes a re-executed test binary a minimal language server, which
 // first writes its own path and arguments to the file the variable names.
 const asLSP = "QUIVER_TEST_AS_LSP"
@@ -42,6 +45,12 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv(asMCP) == "1" {
+		// A server that needs a variable (a token) refuses to start
+		// without it, as real ones do.
+		if need := os.Getenv(mcpNeeds); need != "" && os.Getenv(need) == "" {
+			fmt.Fprintf(os.Stderr, "%s is not set\n", need)
+			os.Exit(1)
+		}
 		if err := modelserver.ServeMCP(os.Stdin, os.Stdout); err != nil {
 			os.Exit(1)
 		}

@@ -508,3 +508,57 @@ func lspProbe(t *testing.T) (h *harness, marker string) {
 	writeFile(t, filepath.Join(h.project, "main.probe"), "probe\n")
 	return h, marker
 }
+
+// TestRealGeminiGivesServersWhatTheyNeed drives Gemini CLI 0.61, which
+// starts an MCP server without the variables whose names look secret
+// (*TOKEN*, *KEY*, ...) unless the server's entry names them, and names
+// tools mcp_SERVER_TOOL cut past 63 characters (issue 42, defect 10): a
+// project plugin's server that needs WHOLE_API_TOKEN gets it through
+// quiver mcp exec, and a plugin with a long name still offers its tool
+// under a name Gemini does not cut.
+func TestRealGeminiGivesServersWhatTheyNeed(t *testing.T) {
+	gemini := realAgent(t, "QUIVER_TEST_GEMINI")
+	srv := gitserver.New(t, gitserver.Options{})
+	dir := t.TempDir()
+	mcp, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"whole": map[string]any{"command": os.Args[0], "env": map[string]string{
+			asMCP: "1", mcpNeeds: "WHOLE_API_TOKEN", "WHOLE_API_TOKEN": "${WHOLE_API_TOKEN}"}},
+	}})
+	writeFile(t, filepath.Join(dir, ".mcp.json"), string(mcp))
+	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "whole"}`)
+	if _, err := srv.Commit("acme/whole", "main", dir, "whole"); err != nil {
+		t.Fatal(err)
+	}
+	long := t.TempDir()
+	mcp, _ = json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"browser": map[string]any{"command": os.Args[0], "env": map[string]string{asMCP: "1"}},
+	}})
+	writeFile(t, filepath.Join(long, ".mcp.json"), string(mcp))
+	if _, err := srv.Commit("claude-plugins-official/playwright-browser", "main", long, "long"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, srv)
+	writeFile(t, filepath.Join(h.home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}}}`)
+	h.must("agent", "install", "gemini", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/whole")
+	h.must("plugin", "add", "claude-plugins-official/playwright-browser")
+	model, err := modelserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	env := agentEnv(h, "GEMINI_API_KEY=x", "GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_CLI_TRUST_WORKSPACE=true", "WHOLE_API_TOKEN=s3cret")
+	out := runAgent(t, h, env, gemini, "-p", "hello", "--output-format", "stream-json", "--yolo", "-m", "gemini-2.5-flash")
+	sent := model.All()
+	for what, want := range map[string]string{
+		"the tool of the server that needs a token": "mcp_acme-whole-whole_" + modelserver.ProbeTool,
+		"the tool of the long-named plugin, uncut":  "mcp_browser_" + modelserver.ProbeTool,
+	} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("Gemini did not send its model %s (%q)\nagent output:\n%s", what, want, out)
+		}
+	}
+	if list := h.must("agent", "list", "--json"); !strings.Contains(list.stdout, "written as browser") {
+		t.Errorf("agent list does not say how the long-named server was written:\n%s", list.stdout)
+	}
+}

@@ -62,6 +62,11 @@ var Gemini = &Agent{
 var geminiMCP = mcpFormat{
 	Local: ".gemini/settings.json", Global: ".gemini/settings.json",
 	Keys: []string{"mcpServers"}, Comments: true,
+	// 0.61 takes from a server's environment every variable whose name
+	// looks secret unless its entry's env names it; it names tools
+	// mcp_SERVER_TOOL, cut past 63 characters: a server name of at most
+	// 24 leaves 34 for the tool's (docs/agents.md).
+	Redacts: true, NameBudget: 24,
 	Ref:   func(name string) string { return "${" + name + "}" },
 	Stdio: standardStdio,
 	Remote: func(kind, url string, headers map[string]string) (map[string]any, string) {

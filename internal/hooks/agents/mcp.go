@@ -2,6 +2,8 @@ package agents
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -44,6 +46,18 @@ type mcpFormat struct {
 	// the variables the server refers to, each as ${NAME} under its own
 	// name, so that it finds the same quiver and can expand them.
 	Clears bool
+	// Redacts says the agent removes from a server's environment the
+	// variables whose names look secret unless the entry's env names them
+	// (Gemini CLI 0.61: *TOKEN*, *KEY*, *SECRET*, ...): `quiver mcp exec`
+	// is then given the variables the server refers to, each as Ref(NAME)
+	// under its own name.
+	Redacts bool
+	// NameBudget bounds a server's name in the agent's configuration (0:
+	// none): the agent names its tools after it within a limit of its own
+	// (Gemini CLI: mcp_SERVER_TOOL, cut past 63 characters, and a cut name
+	// no longer matches the server's approval rules). A longer
+	// <org>-<plugin>-<server> is shortened (serverKeys).
+	NameBudget int
 	// Order lists the fields written first, in this order (the rest
 	// follow sorted): a TOML table reads best with its command on top.
 	Order []string
@@ -80,9 +94,16 @@ func mcpParts(w *Wirer, site Site, d Docs, f *mcpFormat, quiver string) Plan {
 		return plan
 	}
 	var members []wiring.Member
-	for _, p := range scopePlugins(site, d) {
+	ps := scopePlugins(site, d)
+	names := serverKeys(ps, f.NameBudget, func(p plugins.Plugin) []plugins.Server { return p.Parts().MCP })
+	for _, p := range ps {
 		parts := p.Parts()
 		for _, s := range parts.MCP {
+			key := names[ServerName(p.Name, s.Name)]
+			if key != ServerName(p.Name, s.Name) {
+				plan.Missed = append(plan.Missed, fmt.Sprintf("MCP server %s of %s: written as %s, as %s names tools mcp_SERVER_TOOL and cuts them past %d characters; tools of it named longer than %d characters are still cut, and then need approval",
+					s.Name, p.Name, key, site.Agent.Title, geminiToolLimit, geminiToolLimit-len("mcp__")-len(key)))
+			}
 			entry, missed := f.entry(site, p, s, quiver)
 			if missed != "" {
 				plan.Missed = append(plan.Missed, fmt.Sprintf("MCP server %s of %s: %s", s.Name, p.Name, missed))
@@ -95,7 +116,7 @@ func mcpParts(w *Wirer, site Site, d Docs, f *mcpFormat, quiver string) Plan {
 				plan.Missed = append(plan.Missed, fmt.Sprintf("MCP server %s of %s: %v", s.Name, p.Name, err))
 				continue
 			}
-			keys := append(append([]string(nil), f.Keys...), ServerName(p.Name, s.Name))
+			keys := append(append([]string(nil), f.Keys...), key)
 			members = append(members, wiring.Member{Keys: keys, Value: v})
 		}
 	}
@@ -104,6 +125,54 @@ func mcpParts(w *Wirer, site Site, d Docs, f *mcpFormat, quiver string) Plan {
 	})
 	plan.add(file, members...)
 	return plan
+}
+
+// geminiToolLimit is the length past which Gemini CLI cuts a tool's name
+// (mcp_SERVER_TOOL; 0.61, generateValidName: 64 less one).
+const geminiToolLimit = 63
+
+// serverKeys names each server of ps (servers lists a plugin's) in an
+// agent whose names may be at most budget long (0: any length): its
+// <org>-<plugin>-<server>, else the first of <plugin>-<server> and
+// <server> (just <plugin> where the two are one word) that fits and no
+// other server of the site takes, else the name cut with a hash of it,
+// so that two servers never share one. The map is keyed by ServerName.
+func serverKeys(ps []plugins.Plugin, budget int, servers func(plugins.Plugin) []plugins.Server) map[string]string {
+	out := map[string]string{}
+	var long [][3]string // full, plugin, server
+	taken := map[string]bool{}
+	for _, p := range ps {
+		for _, s := range servers(p) {
+			full := ServerName(p.Name, s.Name)
+			out[full] = full
+			if budget > 0 && len(full) > budget {
+				long = append(long, [3]string{full, p.Name.Repo(), s.Name})
+			} else {
+				taken[full] = true
+			}
+		}
+	}
+	for _, l := range long {
+		full, repo, server := l[0], l[1], l[2]
+		pair := repo + "-" + server
+		if repo == server || strings.HasPrefix(server, repo+"-") {
+			pair = server
+		}
+		name := ""
+		for _, c := range []string{pair, server} {
+			if len(c) <= budget && !taken[c] {
+				name = c
+				break
+			}
+		}
+		if name == "" {
+			sum := sha256.Sum256([]byte(full))
+			name = strings.TrimRight(full[:budget-7], "-_.") + "-" + hex.EncodeToString(sum[:3])
+		}
+		taken[name] = true
+		out[full] = name
+	}
+	return out
 }
 
 // marshalOrdered writes an entry as a JSON object with the fields in
@@ -166,10 +235,18 @@ func (f *mcpFormat) entry(site Site, p plugins.Plugin, s plugins.Server, quiver 
 		// expand.
 		if site.Scope.Location == plugins.Local || secret || (f.Ref == nil && (needsVars(def) || !passesThrough(def))) {
 			var env map[string]string
-			if f.Clears {
+			switch {
+			case f.Clears:
 				env = map[string]string{"QUIVER_HOME": "${QUIVER_HOME}"}
 				for _, name := range refersTo(def) {
 					env[name] = "${" + name + "}"
+				}
+			case f.Redacts:
+				for _, name := range refersTo(def) {
+					if env == nil {
+						env = map[string]string{}
+					}
+					env[name] = f.Ref(name)
 				}
 			}
 			return f.Stdio(mcpExec(quiver, site, p.Name, s.Name), env), ""
