@@ -145,6 +145,11 @@ type Agent struct {
 	// trusted projects, Gemini's trusted folders. quiver never opens
 	// them itself (SPEC §16); agent install and agent list say so.
 	gate func(w *Wirer, site Site, entry *wiring.AgentRecord) string
+	// silenced lists the settings in the agent's own files that keep it
+	// from running quiver's entries or servers (silenced.go): Claude's
+	// disableAllHooks, Gemini's hooksConfig.enabled, a disabled list
+	// naming quiver's. nil for an agent that has none.
+	silenced func(w *Wirer, site Site) []Silence
 	// caveat is what agent install tells the person about the agent's
 	// own handling of quiver's entries that no file quiver reads can
 	// show ("" for nothing): Codex's review of each hook, headless

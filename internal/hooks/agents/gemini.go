@@ -55,6 +55,7 @@ var Gemini = &Agent{
 	mcp:           &geminiMCP,
 	gate:          geminiGate,
 	caveat:        geminiCaveat,
+	silenced:      geminiSilenced,
 }
 
 // geminiMCP: Gemini keeps servers beside its hooks, in settings.json,
@@ -86,6 +87,10 @@ func geminiCaveat(site Site, o InstallOptions) string {
 	return fmt.Sprintf("Gemini CLI run headless (gemini -p, as in scripts and CI) waits forever when %s: no one can answer its confirmation there. Use hooks that block rather than ask where Gemini runs unattended", what)
 }
 
+// geminiHookName is the name of quiver's handlers in Gemini CLI, which it
+// shows in /hooks and matches in hooksConfig.disabled.
+const geminiHookName = "quiver"
+
 // geminiGroup is Claude's group shape with a handler name, which Gemini
 // shows in /hooks and uses to enable or disable a hook.
 func geminiGroup(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {
@@ -99,7 +104,7 @@ func geminiGroup(a *Agent, ev Event, command string, timeout time.Duration) json
 		Matcher string    `json:"matcher,omitempty"`
 		Hooks   []handler `json:"hooks"`
 	}
-	g := group{Hooks: []handler{{Name: "quiver", Type: "command", Command: command, Timeout: a.timeoutIn(timeout)}}}
+	g := group{Hooks: []handler{{Name: geminiHookName, Type: "command", Command: command, Timeout: a.timeoutIn(timeout)}}}
 	if ev.Quiver == beforeToolCall || ev.Quiver == afterToolCall {
 		g.Matcher = "*"
 	}

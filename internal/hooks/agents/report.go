@@ -51,6 +51,9 @@ func (res Installed) Warnings(site Site, o InstallOptions) []string {
 	if res.Gate != "" {
 		out = append(out, "quiver: warning: "+res.Gate)
 	}
+	for _, s := range res.Silenced {
+		out = append(out, fmt.Sprintf("quiver: warning: %s will not run what quiver wired: %s", site.Agent.Title, s))
+	}
 	if site.Agent.caveat != nil {
 		if c := site.Agent.caveat(site, o); c != "" {
 			out = append(out, "quiver: warning: "+c)
@@ -78,7 +81,10 @@ var RowHeader = []string{"AGENT", "LOCATION", "CONFIG", "WIRED", "LINKS"}
 // Cells is r's row in agent list's table.
 func (r Row) Cells() []string {
 	wired := "no"
-	if r.Wired {
+	switch {
+	case r.Wired && len(r.Silenced) > 0:
+		wired = "silenced"
+	case r.Wired:
 		wired = "yes"
 	}
 	return []string{r.Agent, r.Location, r.Config, wired, strconv.Itoa(r.Links)}
@@ -95,6 +101,9 @@ func Notes(rows []Row) []string {
 		}
 		if r.Native > 0 {
 			out = append(out, fmt.Sprintf("%s (%s): runs %s itself (prompt, agent, mcp_tool) that quiver wrote into %s", r.Agent, r.Location, handlers(r.Native), safefs.Visible(r.Config)))
+		}
+		for _, s := range r.Silenced {
+			out = append(out, fmt.Sprintf("%s (%s): silenced: %s", r.Agent, r.Location, s))
 		}
 	}
 	return out

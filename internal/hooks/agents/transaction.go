@@ -407,6 +407,9 @@ type Installed struct {
 	// Native counts the handlers the agent runs itself that quiver
 	// handed it (Claude's prompt, agent and mcp_tool).
 	Native int
+	// Silenced are the settings that keep the agent from running what
+	// quiver wired.
+	Silenced []Silence
 }
 
 // Install wires the agent of site: quiver's entries merged into its file
@@ -490,7 +493,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 			foreign = Foreign(ag, data)
 		}
 	}
-	res := Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign, Native: len(native)}
+	res := Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign, Native: len(native), Silenced: w.Silenced(site)}
 	res.Events, res.Overlong = u.wired(ag)
 	return res, nil
 }
@@ -942,6 +945,9 @@ type Row struct {
 	// Native counts the handlers the agent runs itself that quiver
 	// wrote into its configuration (Claude's prompt, agent, mcp_tool).
 	Native int `json:"native_handlers,omitempty"`
+	// Silenced names the settings of the agent's own files that keep it
+	// from running what quiver wired ("FILE: what it does").
+	Silenced []string `json:"silenced,omitempty"`
 }
 
 // Rows is every agent in every scope.
@@ -963,6 +969,11 @@ func (w *Wirer) Rows() ([]Row, error) {
 			if r := rec.Agents[ag.Name]; r != nil {
 				row.Command, row.Links, row.Missed, row.Native = r.Command, len(r.Links), r.Missed, len(r.Native)
 				row.Gate = w.Gate(site, r)
+			}
+			if row.Wired {
+				for _, s := range w.Silenced(site) {
+					row.Silenced = append(row.Silenced, s.String())
+				}
 			}
 			rows = append(rows, row)
 		}
@@ -1078,6 +1089,10 @@ func (w *Wirer) Diagnose() []format.Finding {
 		}
 		if r.Native > 0 {
 			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) runs %s itself (prompt, agent, mcp_tool), which quiver wrote into its configuration while their hooks are trusted", r.Title, r.Location, handlers(r.Native))})
+		}
+		for _, s := range r.Silenced {
+			out = append(out, format.Finding{Severity: "error", File: r.Config, Reason: fmt.Sprintf("%s (%s) is wired, but a setting keeps it from running what quiver wired: %s", r.Title, r.Location, s),
+				Fix: "remove the setting if it is not yours (a repository may commit it to switch your guards off)"})
 		}
 		for _, m := range r.Missed {
 			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) did not get %s", r.Title, r.Location, m),

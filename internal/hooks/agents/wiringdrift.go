@@ -17,7 +17,9 @@ import (
 // wiring record (agents.yaml) says quiver made in each wired agent's
 // files, compared with those files now. Every finding is a warning: the
 // agent's files are the user's, and what changed there may be their
-// choice; the audit says that quiver's hooks may no longer run.
+// choice; the audit says that quiver's hooks may no longer run. A setting
+// that switches off what quiver wired (Silenced) is an error: the guards
+// do not run, whoever wrote it.
 
 // Rule ids of DriftCheck.
 const (
@@ -27,6 +29,7 @@ const (
 	RuleAgentEntriesChanged   = "quiver/agents/entries-changed"
 	RuleAgentMemberChanged    = "quiver/agents/member-changed"
 	RuleAgentLinkChanged      = "quiver/agents/link-changed"
+	RuleAgentSilenced         = "quiver/agents/silenced"
 )
 
 // WiringRules are the rules DriftCheck reports.
@@ -43,6 +46,8 @@ var WiringRules = []audit.Rule{
 		Description: "A member quiver keeps in an agent's file (an MCP server, a plugin route) is gone or edited"},
 	{ID: RuleAgentLinkChanged, Severity: audit.Warning,
 		Description: "A skill, command or subagent quiver keeps in an agent's folder is gone or replaced"},
+	{ID: RuleAgentSilenced, Severity: audit.Error, SecuritySeverity: "8.0",
+		Description: "A setting in an agent's files keeps it from running what quiver wired (Claude Code's disableAllHooks, Gemini CLI's hooksConfig.enabled, ...)"},
 }
 
 // DriftCheck compares, for every agent the record of scope s names, the
@@ -76,6 +81,10 @@ func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 		fs = append(fs, w.entryDrift(site, entry)...)
 		fs = append(fs, w.memberDrift(site, entry)...)
 		fs = append(fs, linkDrift(site, entry)...)
+		for _, sl := range w.Silenced(site) {
+			fs = append(fs, audit.Finding{Rule: RuleAgentSilenced, Severity: audit.Error, File: sl.File,
+				Message: fmt.Sprintf("%s is wired, but this setting keeps it from running what quiver wired: %s", ag.Title, sl.Reason)})
+		}
 		if len(fs) > 0 {
 			drifted++
 		}
