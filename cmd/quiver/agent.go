@@ -58,7 +58,7 @@ quiver added is recorded in .quiver/agents.yaml (~/.quiver with -g).
 	f.BoolVarP(&o.Global, "global", "g", false, "wire the agent's user configuration (in your home)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the configuration file instead of writing it")
 	f.BoolVar(&o.AllowRewrites, "allow-rewrites", false, "let a hook's rewritten tool input run without asking the user")
-	f.StringVar(&o.Command, "command", "quiver", "the quiver the agent runs, a `PATH` or a name on PATH")
+	f.StringVar(&o.Command, "command", "quiver", "the quiver the agent runs, a `PATH` or a name on PATH (with -g: this quiver's absolute path)")
 	return cmd
 }
 
@@ -83,6 +83,15 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 	}
 	if o.Command == "" {
 		return usageErrorf(cmd, "--command is empty")
+	}
+	if o.Global && !cmd.Flags().Changed("command") {
+		// The user's own configuration: the absolute path, so that an
+		// agent started with another PATH still finds this quiver.
+		if exe, err := os.Executable(); err == nil {
+			if p, ok := agents.StableQuiver(exe, os.TempDir()); ok {
+				o.Command = p
+			}
+		}
 	}
 	res, err := w.Install(cmd.Context(), site, o.InstallOptions)
 	if err != nil {

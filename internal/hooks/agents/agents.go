@@ -13,7 +13,9 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -111,6 +113,13 @@ type Agent struct {
 	// names it): quiver wires it only while some handler needs it, and
 	// the ordinary entry then leaves them to it (SPEC §15).
 	asyncEntry func(a *Agent, ev Event, command string, timeout time.Duration, field string) json.RawMessage
+	// shell: the agent runs a hook's command through a shell, so the
+	// command quiver writes carries a tail that answers for quiver when
+	// quiver cannot be started (guardTail). blocking lists the events
+	// the agent lets a hook block, for an agent whose list is not quiver's
+	// table (nil: format.Event.Blocks).
+	shell    bool
+	blocking []string
 	// native: the agent runs Claude Code's own handler types (prompt,
 	// agent, mcp_tool) written into its configuration, and quiver hands
 	// it the trusted ones (claudenative.go).
@@ -221,19 +230,45 @@ func (a *Agent) Marker() string { return "hook run --format " + a.Name }
 
 // Writes reports whether command is one quiver writes for this agent:
 // one word (the quiver to run, maybe quoted), then exactly "hook run
-// --format AGENT [--allow-rewrites] EVENT". A command of the user's own
+// --format AGENT [--allow-rewrites] EVENT", then, for an agent that runs
+// it through a shell, nothing or exactly the tail quiver writes for that
+// event when quiver cannot run (guardTail). A command of the user's own
 // that calls quiver with other flags (--fail-closed) is theirs, and is
 // never changed or removed.
 func (a *Agent) Writes(command string) bool {
+	_, ok := a.written(command)
+	return ok
+}
+
+// WritesFor reports whether command is one quiver writes for event ev
+// (quiver's name) of this agent.
+func (a *Agent) WritesFor(command, ev string) bool {
+	got, ok := a.written(command)
+	return ok && got == ev
+}
+
+// written is the quiver event command answers, when it is a command quiver
+// writes (see Writes).
+func (a *Agent) written(command string) (event string, ok bool) {
 	a.writesOnce.Do(func() {
 		word := `(?:'(?:[^']|'\\'')*'|[^\s']+)`
 		var evs []string
 		for _, ev := range a.Events() {
 			evs = append(evs, regexp.QuoteMeta(ev.Quiver))
 		}
-		a.writes = regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)?(?: --async-(?:elsewhere|only|rewake))? (?:` + strings.Join(evs, "|") + `)$`)
+		a.writes = regexp.MustCompile(`^` + word + ` ` + regexp.QuoteMeta(a.Marker()) + `(?: --allow-rewrites)?(?: --async-(?:elsewhere|only|rewake))? (` + strings.Join(evs, "|") + `)( \|\| \{ .*)?$`)
 	})
-	return a.writes.MatchString(command)
+	m := a.writes.FindStringSubmatch(command)
+	if m == nil {
+		return "", false
+	}
+	if m[2] != "" {
+		ev, err := a.Resolve(m[1])
+		if err != nil || m[2] != a.guardTail(ev, false) && m[2] != a.guardTail(ev, true) {
+			return "", false
+		}
+	}
+	return m[1], true
 }
 
 // Command is the command line the agent runs for ev.
@@ -251,7 +286,65 @@ func (a *Agent) commandWith(quiver string, ev Event, allowRewrites bool, async s
 	if async != "" {
 		cmd += " " + async
 	}
-	return cmd + " " + ev.Quiver
+	return cmd + " " + ev.Quiver + a.guardTail(ev, backgroundCommand(cmd))
+}
+
+// A guard that cannot run blocks (SPEC §9, issue 42): an agent started
+// from an IDE, a GUI or another shell profile often has a PATH without
+// quiver, and every agent but Copilot runs on when a hook's command is
+// not found (exit 127), so the user's guards would be skipped. An agent
+// that runs quiver's command through a shell (Claude Code /bin/sh -c,
+// Codex and Gemini CLI bash -c, Copilot bash) gets it followed by a tail
+// that answers for quiver when quiver could not be started (the shell's
+// 126 and 127, or a signal): the agent's own "block" for an event that
+// can block, with one line saying how to mend it; nothing, and exit 0,
+// for one that cannot (Gemini CLI takes any other exit with text on
+// stderr as a deny, and on AfterAgent that loops forever). Cursor takes
+// failClosed in its entry instead, OpenCode's plugin throws
+// (docs/agents.md).
+
+// cannotRun is what a guard says when quiver cannot be started.
+func (a *Agent) cannotRun() string {
+	return fmt.Sprintf("quiver could not be started, so the guards it runs block this: put quiver on the PATH %s starts with, or run quiver agent install %s --command /absolute/path/to/quiver", a.Title, a.Name)
+}
+
+// guardTail is what follows quiver's command for event ev in an agent that
+// runs it through a shell ("" for one that does not); quiet asks for the
+// tail of an entry that cannot block (background handlers).
+func (a *Agent) guardTail(ev Event, quiet bool) string {
+	if !a.shell {
+		return ""
+	}
+	// No "&&": JSON encoders write it as \u0026\u0026, unreadable in the
+	// person's settings.
+	const ran = ` || { s=$?; [ "$s" -ge 126 ] || exit "$s"; `
+	if quiet || !a.guards(ev) {
+		return ran + `exit 0; }`
+	}
+	ans := a.encode(Call{Event: ev.Quiver, Native: ev.Native}, blockedBy(a.cannotRun()), Options{})
+	tail := ran
+	if len(ans.Stdout) > 0 {
+		tail += "printf '%s\\n' " + shellQuote(string(ans.Stdout)) + "; "
+	}
+	if ans.Stderr != "" {
+		tail += "printf '%s\\n' " + shellQuote(ans.Stderr) + " >&2; "
+	}
+	return tail + fmt.Sprintf("exit %d; }", ans.Exit)
+}
+
+// blockedBy is a result that blocks for reason, quiver's own.
+func blockedBy(reason string) *hooks.Result { return &hooks.Result{Blocked: true, Reason: reason} }
+
+// guards reports the events whose entry blocks when quiver cannot run:
+// those the agent lets a hook block (blocking), else those that block in
+// quiver's table, but for the ones where a block means "keep going"
+// (Claude's TeammateIdle and TaskCompleted, like Stop), which would loop.
+func (a *Agent) guards(ev Event) bool {
+	if a.blocking != nil {
+		return slices.Contains(a.blocking, ev.Quiver)
+	}
+	e, ok := format.Lookup(ev.Quiver)
+	return ok && e.Blocks && ev.Quiver != format.TeammateIdle && ev.Quiver != format.TaskCompleted
 }
 
 // Timeout is the time the agent gives quiver for one event: the agent
@@ -455,3 +548,26 @@ const (
 	userMessageSend = format.UserMessageSend
 	agentStop       = format.AgentStop
 )
+
+// StableQuiver is exe, the running quiver, as agent install -g writes it
+// by default (the user's own configuration, read by an agent that may
+// start with another PATH than the shell's: an IDE, a GUI): its absolute
+// path with links followed, unless it will not be there later (a go run
+// build, a test binary, anything under the temporary folder tmp), when
+// ok is false and the bare name stays. A project's configuration, which
+// the team commits, always names quiver by its bare name.
+func StableQuiver(exe, tmp string) (path string, ok bool) {
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil || !filepath.IsAbs(real) {
+		return "", false
+	}
+	if t, err := filepath.EvalSymlinks(tmp); err == nil && tmp != "" {
+		if rel, err := filepath.Rel(t, real); err == nil && !strings.HasPrefix(rel, "..") {
+			return "", false
+		}
+	}
+	if strings.Contains(real, string(filepath.Separator)+"go-build") || strings.HasSuffix(real, ".test") || filepath.Base(real) != "quiver" {
+		return "", false
+	}
+	return real, true
+}

@@ -37,6 +37,7 @@ var Claude = &Agent{
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".claude/skills",
 	CommandsDir: ".claude/commands",
+	shell:       true, // /bin/sh -c (2.1.328, measured)
 	keys:        hooksArray,
 	entry:       matcherGroup,
 	asyncEntry:  claudeGroup,

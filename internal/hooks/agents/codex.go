@@ -40,6 +40,8 @@ var Codex = &Agent{
 	NoCommands:  "Codex has no command folder (it removed its custom prompts in codex-cli 0.117)",
 	AgentSuffix: ".toml",
 	subagent:    codexSubagent,
+	shell:       true, // bash -c (measured)
+	blocking:    []string{beforeToolCall, userMessageSend},
 	keys:        hooksArray,
 	entry:       matcherGroup,
 	decode:      claudeDecode,

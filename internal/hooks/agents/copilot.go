@@ -50,6 +50,8 @@ var Copilot = &Agent{
 	User:        &Dirs{Skills: ".agents/skills", Agents: ".copilot/agents"},
 	subagent:    copilotSubagent,
 	Settings:    []Setting{{Keys: []string{"version"}, Value: json.RawMessage("1")}},
+	shell:       true, // bash -c (measured)
+	blocking:    []string{beforeToolCall, userMessageSend},
 	keys:        hooksArray,
 	entry:       copilotHandler,
 	decode:      copilotDecode,

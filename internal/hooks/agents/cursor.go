@@ -32,6 +32,7 @@ var Cursor = &Agent{
 	AgentsDir:   ".cursor/agents",
 	AgentSuffix: ".md",
 	subagent:    cursorSubagent,
+	blocking:    []string{beforeToolCall, userMessageSend},
 	Settings:    []Setting{{Keys: []string{"version"}, Value: json.RawMessage("1")}},
 	keys:        hooksArray,
 	entry:       cursorHandler,
@@ -67,11 +68,16 @@ func cursorSubagent(fm map[string]any, body, name string) ([]byte, []string, err
 	return withFrontmatter(out, body, dropped)
 }
 
+// cursorHandler is one handler of Cursor's; an event that can block gets
+// failClosed, with which Cursor blocks when the command fails (quiver not
+// found included) rather than letting the action through: a guard that
+// cannot run blocks (docs/agents.md).
 func cursorHandler(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {
 	return marshal(struct {
-		Command string `json:"command"`
-		Timeout int64  `json:"timeout"`
-	}{command, a.timeoutIn(timeout)})
+		Command    string `json:"command"`
+		Timeout    int64  `json:"timeout"`
+		FailClosed bool   `json:"failClosed,omitempty"`
+	}{command, a.timeoutIn(timeout), a.guards(ev)})
 }
 
 func cursorDecode(ev Event, in map[string]json.RawMessage) hooks.Payload {

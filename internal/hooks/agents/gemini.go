@@ -48,6 +48,8 @@ var Gemini = &Agent{
 	AgentSuffix:   ".md",
 	command:       geminiCommand,
 	subagent:      geminiSubagent,
+	shell:         true, // bash -c (0.61, measured)
+	blocking:      []string{beforeToolCall, userMessageSend},
 	keys:          hooksArray,
 	entry:         geminiGroup,
 	decode:        geminiDecode,

@@ -307,6 +307,7 @@ func opencodePlugin(a *Agent, command string, allowRewrites bool) []byte {
 		"{{QUIVER}}", string(marshal(command)),
 		"{{ARGS}}", string(marshal(args)),
 		"{{TIMEOUT}}", fmt.Sprint(a.timeoutIn(Timeout)),
+		"{{CANNOT_RUN}}", string(marshal(a.cannotRun())),
 		"{{HEADER}}", hookFileHeader+`: OpenCode runs "quiver `+a.Marker()+` EVENT" through this plugin.`,
 	)
 	return []byte(r.Replace(opencodePluginSource))
@@ -320,9 +321,12 @@ import { spawn } from "node:child_process";
 const quiver = {{QUIVER}};
 const args = {{ARGS}};
 const timeoutMs = {{TIMEOUT}};
+const cannotRun = {{CANNOT_RUN}};
 
 // run sends one event to quiver and resolves with its answer. quiver
 // failing is no answer, as with every agent: a hook's error never blocks.
+// quiver that cannot be started (not on PATH, killed) is { unstarted: true }:
+// the events that can block then block, since the guards could not run.
 function run(event, input) {
   return new Promise((resolve) => {
     let done = false;
@@ -337,7 +341,7 @@ function run(event, input) {
     try {
       child = spawn(quiver, [...args, event], { cwd: input.directory, stdio: ["pipe", "pipe", "ignore"] });
     } catch {
-      finish({});
+      finish({ unstarted: true });
       return;
     }
     timer = setTimeout(() => {
@@ -345,14 +349,14 @@ function run(event, input) {
       finish({});
     }, timeoutMs);
     const out = [];
-    child.on("error", () => finish({}));
+    child.on("error", () => finish({ unstarted: true }));
     child.stdout.on("data", (chunk) => out.push(chunk));
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       let answer = {};
       try {
         if (code === 0) answer = JSON.parse(Buffer.concat(out).toString("utf8"));
       } catch {}
-      finish(answer);
+      finish(code === null && signal ? { unstarted: true } : answer);
     });
     child.stdin.on("error", () => {});
     child.stdin.end(JSON.stringify(input));
@@ -391,6 +395,7 @@ export const QuiverHooks = async ({ directory, worktree }) => {
         .map((p) => p.text)
         .join("\n");
       const answer = await run("user_message_send", { ...base("chat.message", id), prompt, agent: input.agent });
+      if (answer.unstarted) throw new Error(cannotRun);
       if (answer.decision === "block") throw new Error(answer.reason || "a quiver hook blocked this message");
       busy.add(id);
       const start = starts.has(id) ? await starts.get(id) : {};
@@ -408,6 +413,7 @@ export const QuiverHooks = async ({ directory, worktree }) => {
         tool_input: output.args,
         call_id: input.callID,
       });
+      if (answer.unstarted) throw new Error(cannotRun);
       if (answer.decision === "block") throw new Error(answer.reason || "a quiver hook blocked this tool call");
       if (answer.args && typeof answer.args === "object" && output.args && typeof output.args === "object") {
         // OpenCode runs the object it passed in: change it in place.

@@ -179,7 +179,9 @@ await tryIt("password", () => h["chat.message"]({ sessionID: "s1" }, { message: 
 
 // TestOpenCodePluginQuotesQuiver: the quiver to run is data in the
 // generated program, whatever its path holds: a path that tries to close
-// the string and run code only names a program that does not exist.
+// the string and run code only names a program that does not exist, and
+// a quiver that cannot be started blocks the tool call, saying how to
+// mend it (a guard that cannot run blocks, issue 42).
 func TestOpenCodePluginQuotesQuiver(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -192,12 +194,18 @@ func TestOpenCodePluginQuotesQuiver(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "driver.mjs"), []byte(`import { QuiverHooks } from "./quiver.mjs";
 const h = await QuiverHooks({ directory: process.argv[2], worktree: process.argv[2] });
 const output = { args: { command: "ls" } };
-await h["tool.execute.before"]({ tool: "bash", sessionID: "s1", callID: "c1" }, output);
-console.log(JSON.stringify(output.args));
+try {
+  await h["tool.execute.before"]({ tool: "bash", sessionID: "s1", callID: "c1" }, output);
+  console.log("ran");
+} catch (e) {
+  console.log("threw: " + e.message);
+}
+await h["tool.execute.after"]({ tool: "bash", sessionID: "s1", callID: "c1", args: {} }, { output: "out" });
+console.log("after ran");
 `), 0o644)
 	out, err := exec.Command(node, filepath.Join(dir, "driver.mjs"), dir).CombinedOutput()
-	if err != nil || string(out) != "{\"command\":\"ls\"}\n" {
-		t.Errorf("the plugin did not just fail to find the program: %v\n%s", err, out)
+	if want := "threw: " + OpenCode.cannotRun() + "\nafter ran\n"; err != nil || string(out) != want {
+		t.Errorf("the plugin did not just fail to find the program, blocking the tool call: %v\n%s\nwant:\n%s", err, out, want)
 	}
 	if _, err := os.Stat(pwned); err == nil {
 		t.Error("a quiver path ran code in OpenCode")

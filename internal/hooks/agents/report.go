@@ -21,8 +21,8 @@ func (res Installed) Lines(site Site, o InstallOptions) []string {
 		verb = "Already wired:"
 	}
 	ag := site.Agent
-	out := []string{fmt.Sprintf("%s %s (%s): %d events call %s", verb, ag.Title, safefs.Visible(site.Config), res.Events,
-		safefs.Visible(ag.Command(o.Command, Event{Quiver: "EVENT"}, o.AllowRewrites)))}
+	shown, _, _ := strings.Cut(ag.Command(o.Command, Event{Quiver: "EVENT"}, o.AllowRewrites), " || {") // the guard's tail is for the agent
+	out := []string{fmt.Sprintf("%s %s (%s): %d events call %s", verb, ag.Title, safefs.Visible(site.Config), res.Events, safefs.Visible(shown))}
 	if res.Native > 0 {
 		out = append(out, fmt.Sprintf("%s runs %s itself (prompt, agent, mcp_tool), written beside quiver's entries", ag.Title, handlers(res.Native)))
 	}

@@ -62,7 +62,7 @@ func TestInstalledLines(t *testing.T) {
 	site := w.Site(Claude, false)
 	o := InstallOptions{Command: "quiver"}
 	got := Installed{Changed: true, Links: 2, Events: 7}.Lines(site, o)
-	want := fmt.Sprintf("Wired Claude Code (%s): 7 events call %s", site.Config, Claude.Command("quiver", Event{Quiver: "EVENT"}, false))
+	want := fmt.Sprintf("Wired Claude Code (%s): 7 events call quiver hook run --format claude EVENT", site.Config)
 	if len(got) != 2 || got[0] != want || got[1] != "Linked 2 skill(s) and recipe(s) into "+filepath.Dir(site.Dirs().Skills) {
 		t.Errorf("lines %q, want first %q", got, want)
 	}

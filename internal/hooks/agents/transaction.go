@@ -1002,7 +1002,7 @@ func WiredIn(ag *Agent, data []byte) (bool, string) {
 		}
 		for _, el := range elems {
 			if wiring.CommandsRun(el, func(cmd string) bool {
-				return ag.Writes(cmd) && !backgroundCommand(cmd) && strings.HasSuffix(cmd, " "+ev.Quiver)
+				return ag.WritesFor(cmd, ev.Quiver) && !backgroundCommand(cmd)
 			}) {
 				return true, ""
 			}

@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
@@ -237,7 +236,7 @@ func calls(ag *Agent, ev Event, docs []*wiring.Doc) bool {
 	for _, d := range docs {
 		elems, _ := d.Array(ag.keys(ev)...)
 		for _, el := range elems {
-			if wiring.CommandsRun(el, func(cmd string) bool { return ag.Writes(cmd) && strings.HasSuffix(cmd, " "+ev.Quiver) }) {
+			if wiring.CommandsRun(el, func(cmd string) bool { return ag.WritesFor(cmd, ev.Quiver) }) {
 				return true
 			}
 		}

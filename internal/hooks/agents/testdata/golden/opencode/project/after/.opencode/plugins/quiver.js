@@ -6,9 +6,12 @@ import { spawn } from "node:child_process";
 const quiver = "quiver";
 const args = ["hook","run","--format","opencode"];
 const timeoutMs = 600000;
+const cannotRun = "quiver could not be started, so the guards it runs block this: put quiver on the PATH OpenCode starts with, or run quiver agent install opencode --command /absolute/path/to/quiver";
 
 // run sends one event to quiver and resolves with its answer. quiver
 // failing is no answer, as with every agent: a hook's error never blocks.
+// quiver that cannot be started (not on PATH, killed) is { unstarted: true }:
+// the events that can block then block, since the guards could not run.
 function run(event, input) {
   return new Promise((resolve) => {
     let done = false;
@@ -23,7 +26,7 @@ function run(event, input) {
     try {
       child = spawn(quiver, [...args, event], { cwd: input.directory, stdio: ["pipe", "pipe", "ignore"] });
     } catch {
-      finish({});
+      finish({ unstarted: true });
       return;
     }
     timer = setTimeout(() => {
@@ -31,14 +34,14 @@ function run(event, input) {
       finish({});
     }, timeoutMs);
     const out = [];
-    child.on("error", () => finish({}));
+    child.on("error", () => finish({ unstarted: true }));
     child.stdout.on("data", (chunk) => out.push(chunk));
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       let answer = {};
       try {
         if (code === 0) answer = JSON.parse(Buffer.concat(out).toString("utf8"));
       } catch {}
-      finish(answer);
+      finish(code === null && signal ? { unstarted: true } : answer);
     });
     child.stdin.on("error", () => {});
     child.stdin.end(JSON.stringify(input));
@@ -77,6 +80,7 @@ export const QuiverHooks = async ({ directory, worktree }) => {
         .map((p) => p.text)
         .join("\n");
       const answer = await run("user_message_send", { ...base("chat.message", id), prompt, agent: input.agent });
+      if (answer.unstarted) throw new Error(cannotRun);
       if (answer.decision === "block") throw new Error(answer.reason || "a quiver hook blocked this message");
       busy.add(id);
       const start = starts.has(id) ? await starts.get(id) : {};
@@ -94,6 +98,7 @@ export const QuiverHooks = async ({ directory, worktree }) => {
         tool_input: output.args,
         call_id: input.callID,
       });
+      if (answer.unstarted) throw new Error(cannotRun);
       if (answer.decision === "block") throw new Error(answer.reason || "a quiver hook blocked this tool call");
       if (answer.args && typeof answer.args === "object" && output.args && typeof output.args === "object") {
         // OpenCode runs the object it passed in: change it in place.
