@@ -14,6 +14,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/gitserver"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 )
 
 // agentHarness is a project and a home with a `quiver` on PATH (the test
@@ -78,7 +79,7 @@ func (f *fakeAgent) commands(event, subject string) []string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if f.ag.Comments {
+	if f.ag.Syntax != wiring.JSON {
 		data = regexp.MustCompile(`(?m)^\s*//.*$`).ReplaceAll(data, nil)
 	}
 	var doc struct {

@@ -64,8 +64,8 @@ type Agent struct {
 	// ConfigLocal is the configuration file, relative to the project;
 	// ConfigGlobal relative to the home folder.
 	ConfigLocal, ConfigGlobal string
-	// Comments: the agent reads JSON with comments in that file.
-	Comments bool
+	// Syntax: the agent reads JSON with comments in that file.
+	Syntax wiring.Syntax
 	// events are the events quiver wires, in the order written (Events);
 	// eventsFrom builds them at first use instead.
 	events     []Event

@@ -305,7 +305,7 @@ func claudeEnabled(w *Wirer, site Site) string {
 }
 
 func claudePartFiles(w *Wirer, site Site) []FileMembers {
-	return []FileMembers{{Path: claudeUserSettings(w), Comments: site.Agent.Comments}, {Path: claudeEnabled(w, site), Comments: site.Agent.Comments}}
+	return []FileMembers{{Path: claudeUserSettings(w), Syntax: site.Agent.Syntax}, {Path: claudeEnabled(w, site), Syntax: site.Agent.Syntax}}
 }
 
 func claudeCleanup(site Site) error {

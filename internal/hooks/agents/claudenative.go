@@ -132,7 +132,7 @@ func (w *Wirer) withNative(site Site, data []byte, ch wiring.Change, prev []wiri
 	if !ag.native {
 		return ch, nil, nil
 	}
-	es, err := wiring.SyncElements(ch.Data, ag.Comments, nativeElements(ag, want), ownNative(ag, prev), ch.Created)
+	es, err := wiring.SyncElements(ch.Data, ag.Syntax, nativeElements(ag, want), ownNative(ag, prev), ch.Created)
 	if err != nil {
 		return wiring.Change{}, nil, err
 	}

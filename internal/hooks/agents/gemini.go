@@ -25,7 +25,7 @@ var Gemini = &Agent{
 	Title:        "Gemini CLI",
 	ConfigLocal:  ".gemini/settings.json",
 	ConfigGlobal: ".gemini/settings.json",
-	Comments:     true,
+	Syntax:       wiring.JSONComments,
 	events: []Event{
 		{"SessionStart", sessionStart},
 		{"BeforeTool", beforeToolCall},
@@ -64,7 +64,7 @@ var Gemini = &Agent{
 // and expands $VAR and ${VAR} there (not ${VAR:-default}).
 var geminiMCP = mcpFormat{
 	Local: ".gemini/settings.json", Global: ".gemini/settings.json",
-	Keys: []string{"mcpServers"}, Comments: true,
+	Keys: []string{"mcpServers"}, Syntax: wiring.JSONComments,
 	// 0.61 takes from a server's environment every variable whose name
 	// looks secret unless its entry's env names it; it names tools
 	// mcp_SERVER_TOOL, cut past 63 characters: a server name of at most
@@ -235,7 +235,7 @@ func geminiFolderTrust(gemini string) bool {
 	if err != nil {
 		return true
 	}
-	d, err := wiring.ParseDoc(data, true)
+	d, err := wiring.ParseDoc(data, wiring.JSONComments)
 	if err != nil {
 		return true
 	}

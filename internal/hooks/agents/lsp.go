@@ -21,11 +21,11 @@ import (
 // lspFormat is how one agent keeps LSP servers.
 type lspFormat struct {
 	// Local and Global are the file, relative to the project and to the
-	// home folder; Keys lead to the object of servers; Comments: the
+	// home folder; Keys lead to the object of servers; Syntax: the
 	// file is JSON with comments.
 	Local, Global string
 	Keys          []string
-	Comments      bool
+	Syntax        wiring.Syntax
 	// Ref and Defaults are as mcpFormat's.
 	Ref      func(name string) string
 	Defaults bool

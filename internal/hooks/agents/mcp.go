@@ -31,9 +31,10 @@ type mcpFormat struct {
 	// to the object of servers.
 	Local, Global string
 	Keys          []string
-	// Comments: the file is JSON with comments; TOML: it is TOML, each
+	// Syntax: the file is JSON with comments; TOML: it is TOML, each
 	// server a table.
-	Comments, TOML bool
+	Syntax wiring.Syntax
+	TOML   bool
 	// Ref writes a reference to environment variable name; Defaults says
 	// the agent takes ${NAME:-default} as Claude does. Without Ref the
 	// agent expands nothing: Stdio and Remote get ${NAME} as it is, where
@@ -473,7 +474,7 @@ func (a *Agent) partFilesOf(w *Wirer, site Site) []FileMembers {
 	}
 	if a.mcp != nil {
 		if file := a.mcp.file(site); file != "" {
-			return []FileMembers{{Path: file, Comments: a.mcp.Comments, TOML: a.mcp.TOML}}
+			return []FileMembers{{Path: file, Syntax: a.mcp.Syntax, TOML: a.mcp.TOML}}
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/hooks"
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 )
@@ -61,7 +62,7 @@ var OpenCode = &Agent{
 // built-in of only for the extensions listed.
 var opencodeLSP = &lspFormat{
 	Local: opencodeMCPLocal, Global: opencodeMCPGlobal,
-	Keys: []string{"lsp"}, Comments: true,
+	Keys: []string{"lsp"}, Syntax: wiring.JSONC,
 	Ref: opencodeRef,
 	Entry: func(argv []string, env map[string]string, exts []string, def lspDef) map[string]any {
 		m := map[string]any{"command": argv, "extensions": exts}
@@ -88,7 +89,7 @@ const (
 // and no defaults.
 var opencodeMCP = &mcpFormat{
 	Local: opencodeMCPLocal, Global: opencodeMCPGlobal,
-	Keys: []string{"mcp"}, Comments: true,
+	Keys: []string{"mcp"}, Syntax: wiring.JSONC,
 	Ref: opencodeRef,
 	Stdio: func(argv []string, env map[string]string) map[string]any {
 		m := map[string]any{"type": "local", "command": argv, "enabled": true}
@@ -118,7 +119,7 @@ func opencodeParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 }
 
 func opencodePartFiles(w *Wirer, site Site) []FileMembers {
-	return []FileMembers{{Path: opencodeMCP.file(site), Comments: true}}
+	return []FileMembers{{Path: opencodeMCP.file(site), Syntax: wiring.JSONC}}
 }
 
 // opencodeDecode reads what quiver's plugin sends: the session, the

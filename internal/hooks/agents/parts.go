@@ -34,9 +34,10 @@ type Plan struct {
 // file is written: JSON (with comments where the agent reads them), or
 // TOML (Codex's config.toml), whose members are whole tables.
 type FileMembers struct {
-	Path           string
-	Comments, TOML bool
-	Members        []wiring.Member
+	Path    string
+	Syntax  wiring.Syntax
+	TOML    bool
+	Members []wiring.Member
 }
 
 // add puts members into the plan's entry for path (its format is the
@@ -73,7 +74,7 @@ func (w *Wirer) syncParts(site Site, entry *wiring.AgentRecord, plan Plan) error
 	allowed := map[string]FileMembers{}
 	if ag.hasPartFiles() {
 		for _, f := range ag.partFilesOf(w, site) {
-			allowed[f.Path] = FileMembers{Path: f.Path, Comments: f.Comments, TOML: f.TOML}
+			allowed[f.Path] = FileMembers{Path: f.Path, Syntax: f.Syntax, TOML: f.TOML}
 		}
 	}
 	want := map[string]FileMembers{}
@@ -156,7 +157,7 @@ func (w *Wirer) syncFile(site Site, f FileMembers, rec wiring.FileRecord) (wirin
 	if f.TOML {
 		s, err = wiring.SyncTOMLMembers(data, f.Members, rec.Members, createdFile)
 	} else {
-		s, err = wiring.SyncMembers(data, f.Comments, f.Members, rec.Members, rec.Created, createdFile)
+		s, err = wiring.SyncMembers(data, f.Syntax, f.Members, rec.Members, rec.Created, createdFile)
 	}
 	if err != nil {
 		return rec, fmt.Errorf("%s: %w; it was left as it was", rec.Path, err)

@@ -47,7 +47,7 @@ func TestPartsGolden(t *testing.T) {
 	type file struct{ rel, mine string }
 	cases := map[*Agent][]file{
 		Gemini: {
-			{".gemini/settings.json", "{\n  // mine\n  \"theme\": \"dark\",\n  \"mcpServers\": {\"own\": {\"command\": \"own\"}},\n}\n"},
+			{".gemini/settings.json", "{\n  // mine\n  \"theme\": \"dark\",\n  \"mcpServers\": {\"own\": {\"command\": \"own\"}}\n}\n"},
 			{".gemini/commands/hello.toml", ""},
 			{".gemini/agents/helper.md", ""},
 			{".gemini/agents/mine.md", "---\nname: mine\ndescription: Mine\n---\n"},

@@ -39,12 +39,12 @@ func (w *Wirer) Silenced(site Site) []Silence {
 // settingsDoc reads one of an agent's settings files as the agent reads
 // it, nil when it is absent or cannot be read (what cannot be read is
 // reported elsewhere, by the reader of the file quiver edits).
-func settingsDoc(path string, comments bool) *wiring.Doc {
+func settingsDoc(path string, syntax wiring.Syntax) *wiring.Doc {
 	data, err := safefs.ReadFile(path, safefs.MaxMeta)
 	if err != nil {
 		return nil
 	}
-	d, err := wiring.ParseDoc(data, comments)
+	d, err := wiring.ParseDoc(data, syntax)
 	if err != nil {
 		return nil
 	}
@@ -105,7 +105,7 @@ func geminiSilenced(w *Wirer, site Site) []Silence {
 	files := geminiSettingsFiles(w, site)
 	docs := make([]*wiring.Doc, len(files))
 	for i, f := range files {
-		docs[i] = settingsDoc(f, true)
+		docs[i] = settingsDoc(f, wiring.JSONComments)
 	}
 	enabledBy := ""
 	for i := len(docs) - 1; i >= 0; i-- {
@@ -165,7 +165,7 @@ func geminiSilenced(w *Wirer, site Site) []Silence {
 		}
 	}
 	enablement := filepath.Join(w.Home, ".gemini", "mcp-server-enablement.json")
-	if d := settingsDoc(enablement, false); d != nil {
+	if d := settingsDoc(enablement, wiring.JSONComments); d != nil {
 		for _, s := range servers {
 			if v, ok := jsonBool(d.Get(strings.ToLower(s), "enabled")); ok && !v {
 				out = append(out, Silence{enablement, fmt.Sprintf("%s is disabled: Gemini CLI does not start that server", s)})

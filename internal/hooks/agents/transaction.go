@@ -267,8 +267,8 @@ func wiringConfig(ag *Agent, command string, allowRewrites bool, u Uses) wiring.
 		return wiring.Config{} // the whole file is quiver's
 	}
 	c := wiring.Config{
-		Comments: ag.Comments,
-		Ours:     func(el json.RawMessage) bool { return wiring.CommandsRun(el, ag.Writes) },
+		Syntax: ag.Syntax,
+		Ours:   func(el json.RawMessage) bool { return wiring.CommandsRun(el, ag.Writes) },
 	}
 	// kind recognises the asynchronous entries quiver writes: one handler
 	// marked field, running hook run with flag. A repository's or the
@@ -987,7 +987,7 @@ func WiredIn(ag *Agent, data []byte) (bool, string) {
 	if ag.hookFile != nil {
 		return isHookFile(ag, data), ""
 	}
-	d, err := wiring.ParseDoc(data, ag.Comments)
+	d, err := wiring.ParseDoc(data, ag.Syntax)
 	if err != nil {
 		return false, err.Error()
 	}
@@ -1019,7 +1019,7 @@ func Foreign(ag *Agent, data []byte) int {
 	if ag.hookFile != nil {
 		return 0
 	}
-	d, err := wiring.ParseDoc(data, ag.Comments)
+	d, err := wiring.ParseDoc(data, ag.Syntax)
 	if err != nil {
 		return 0
 	}

@@ -215,7 +215,7 @@ func Unwired(ctx context.Context, ag *Agent, o discovery.Options, home string) [
 		}
 		site := SiteOf(ag, o.Layout, global, home)
 		if data, ok, err := readOwn(site.Config); err == nil && ok {
-			if d, err := wiring.ParseDoc(data, ag.Comments); err == nil {
+			if d, err := wiring.ParseDoc(data, ag.Syntax); err == nil {
 				docs = append(docs, d)
 			}
 		}

@@ -138,7 +138,7 @@ func (w *Wirer) entryDrift(site Site, entry *wiring.AgentRecord) []audit.Finding
 	} else if !wired {
 		return finding(RuleAgentEntriesMissing, "%s's configuration no longer calls quiver (quiver wired it); %s writes the entries again", ag.Title, fix)
 	}
-	doc, err := wiring.ParseDoc(data, ag.Comments)
+	doc, err := wiring.ParseDoc(data, ag.Syntax)
 	if err != nil {
 		return finding(RuleAgentConfigUnreadable, "%s's configuration: %v", ag.Title, err)
 	}
@@ -161,7 +161,7 @@ func (w *Wirer) entryDrift(site Site, entry *wiring.AgentRecord) []audit.Finding
 			changed = append(changed, strings.Join(s.Keys, "."))
 		}
 	}
-	if unheld, err := wiring.Unheld(data, ag.Comments, ownNative(ag, entry.Native)); err != nil {
+	if unheld, err := wiring.Unheld(data, ag.Syntax, ownNative(ag, entry.Native)); err != nil {
 		return finding(RuleAgentConfigUnreadable, "%s's configuration: %v", ag.Title, err)
 	} else if len(unheld) > 0 {
 		changed = append(changed, fmt.Sprintf("%d handler(s) quiver handed it (prompt, agent, mcp_tool)", len(unheld)))
@@ -278,7 +278,7 @@ func (w *Wirer) memberDrift(site Site, entry *wiring.AgentRecord) []audit.Findin
 			add(f.Path, "%s's file that quiver kept %d member(s) in is gone; quiver agent sync writes them again", site.Agent.Title, len(f.Members))
 			continue
 		}
-		gone, changed, err := wiring.Drifted(data, format.Comments, format.TOML, f.Members)
+		gone, changed, err := wiring.Drifted(data, format.Syntax, format.TOML, f.Members)
 		if err != nil {
 			add(f.Path, "%s's file of quiver's members: %v", site.Agent.Title, err)
 			continue

@@ -65,7 +65,7 @@ func TestDriftCheck(t *testing.T) {
 			} else {
 				// One event's entry removed: lost.
 				ev := ag.Events()[0]
-				doc, err := wiring.ParseDoc(clean, ag.Comments)
+				doc, err := wiring.ParseDoc(clean, ag.Syntax)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,7 +76,7 @@ func TestDriftCheck(t *testing.T) {
 				expect("an entry removed", RuleAgentEntriesMissing+" "+rel, "no entry calling quiver for "+ev.Native+";")
 
 				// One entry edited, still quiver's: changed.
-				doc, _ = wiring.ParseDoc(clean, ag.Comments)
+				doc, _ = wiring.ParseDoc(clean, ag.Syntax)
 				elems, _ := doc.Array(ag.keys(ev)...)
 				var el map[string]any
 				json.Unmarshal(elems[0], &el)
@@ -91,7 +91,7 @@ func TestDriftCheck(t *testing.T) {
 				// Only a timeout differs: what the installed hooks ask
 				// for changes without a rewrite (a pull, a trust), and
 				// decides which hooks finish, not which run.
-				doc, _ = wiring.ParseDoc(clean, ag.Comments)
+				doc, _ = wiring.ParseDoc(clean, ag.Syntax)
 				var timed map[string]any
 				json.Unmarshal(elems[0], &timed)
 				setTimeouts(timed, 1)

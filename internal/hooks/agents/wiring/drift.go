@@ -2,10 +2,10 @@ package wiring
 
 // Drifted says which of owned (the members the record says quiver wrote
 // into a file, with the hash of each value) data no longer holds as
-// quiver wrote them: gone, or holding another value. comments and toml
+// quiver wrote them: gone, or holding another value. syntax and toml
 // say how the file is written, as its adapter says. A file that does not
 // parse is an error.
-func Drifted(data []byte, comments, toml bool, owned []Owned) (gone, changed [][]string, err error) {
+func Drifted(data []byte, syntax Syntax, toml bool, owned []Owned) (gone, changed [][]string, err error) {
 	var get func(keys []string) (hash string, ok bool)
 	if toml {
 		doc, err := readTOML(data)
@@ -20,7 +20,7 @@ func Drifted(data []byte, comments, toml bool, owned []Owned) (gone, changed [][
 			return tomlHash(v), true
 		}
 	} else {
-		d, err := ParseDoc(data, comments)
+		d, err := ParseDoc(data, syntax)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -47,8 +47,8 @@ func Drifted(data []byte, comments, toml bool, owned []Owned) (gone, changed [][
 // wrote, each by its array and the hash of its value) data no longer
 // holds as written: gone, or edited. Two records of the same element
 // need it twice.
-func Unheld(data []byte, comments bool, owned []Owned) ([]Owned, error) {
-	d, err := ParseDoc(data, comments)
+func Unheld(data []byte, syntax Syntax, owned []Owned) ([]Owned, error) {
+	d, err := ParseDoc(data, syntax)
 	if err != nil {
 		return nil, err
 	}

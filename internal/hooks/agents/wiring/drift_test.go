@@ -16,10 +16,10 @@ func TestDrifted(t *testing.T) {
 		{Keys: []string{"mcpServers", "gone"}, Hash: valueHash(server)},
 	}
 	for _, tt := range []struct {
-		name     string
-		data     string
-		comments bool
-		toml     bool
+		name   string
+		data   string
+		syntax Syntax
+		toml   bool
 	}{
 		{"json", `{
   // the user's comment
@@ -27,7 +27,7 @@ func TestDrifted(t *testing.T) {
     "kept": {"args": ["-y", "srv"], "command": "npx"},
     "edited": {"command": "curl", "args": ["evil"]}
   }
-}`, true, false},
+}`, JSONC, false},
 		{"toml", `[mcpServers.kept]
 command = "npx"
 args = ["-y", "srv"]
@@ -35,10 +35,10 @@ args = ["-y", "srv"]
 [mcpServers.edited]
 command = "curl"
 args = ["evil"]
-`, false, true},
+`, JSON, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			gone, changed, err := Drifted([]byte(tt.data), tt.comments, tt.toml, owned)
+			gone, changed, err := Drifted([]byte(tt.data), tt.syntax, tt.toml, owned)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +47,7 @@ args = ["evil"]
 			}
 		})
 	}
-	if _, _, err := Drifted([]byte("{"), false, false, owned); err == nil {
+	if _, _, err := Drifted([]byte("{"), JSON, false, owned); err == nil {
 		t.Error("a file that does not parse: no error")
 	}
 }
@@ -63,7 +63,7 @@ func TestUnheld(t *testing.T) {
   {"hooks": [{"type": "prompt", "prompt": "Safe?"}], "matcher": "Bash"},
   {"hooks": [{"type": "agent", "prompt": "Check, and approve all"}]}
 ]}}`
-	got, err := Unheld([]byte(data), false, owned)
+	got, err := Unheld([]byte(data), JSON, owned)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,8 +41,8 @@ type ElementSync struct {
 // the person's now and stays. An array quiver created (in created, dotted
 // paths as Install records them) that is left empty goes. want nil
 // removes every element quiver owns.
-func SyncElements(data []byte, comments bool, want []Element, prev []Owned, created []string) (ElementSync, error) {
-	d, err := ParseDoc(data, comments)
+func SyncElements(data []byte, syntax Syntax, want []Element, prev []Owned, created []string) (ElementSync, error) {
+	d, err := ParseDoc(data, syntax)
 	if err != nil {
 		return ElementSync{}, err
 	}

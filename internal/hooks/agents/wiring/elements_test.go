@@ -38,7 +38,7 @@ func TestSyncElements(t *testing.T) {
 
 	// Two plugins' equal handlers: two elements beside the person's equal
 	// one, and a Stop array quiver makes.
-	ch, err := SyncElements([]byte(before), false, []Element{prompt, prompt, stop}, nil, nil)
+	ch, err := SyncElements([]byte(before), JSON, []Element{prompt, prompt, stop}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,13 +49,13 @@ func TestSyncElements(t *testing.T) {
 	if len(ch.Owned) != 3 || !slices.Equal(ch.Created, []string{"hooks.Stop"}) {
 		t.Errorf("owned %v, created %v", ch.Owned, ch.Created)
 	}
-	again, err := SyncElements(ch.Data, false, []Element{prompt, prompt, stop}, ch.Owned, ch.Created)
+	again, err := SyncElements(ch.Data, JSON, []Element{prompt, prompt, stop}, ch.Owned, ch.Created)
 	if err != nil || again.Changed || len(again.Owned) != len(ch.Owned) {
 		t.Errorf("syncing the same again changed the file (%v)", err)
 	}
 
 	// One plugin goes: one of quiver's two goes, from the end.
-	one, err := SyncElements(ch.Data, false, []Element{prompt, stop}, ch.Owned, ch.Created)
+	one, err := SyncElements(ch.Data, JSON, []Element{prompt, stop}, ch.Owned, ch.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestSyncElements(t *testing.T) {
 	// The person edits quiver's Stop handler: it is theirs; quiver,
 	// still wanting its own, writes it again, and warns once.
 	edited := strings.Replace(string(one.Data), "tests pass?", "tests and lint pass?", 1)
-	ed, err := SyncElements([]byte(edited), false, []Element{prompt, stop}, one.Owned, one.Created)
+	ed, err := SyncElements([]byte(edited), JSON, []Element{prompt, stop}, one.Owned, one.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestSyncElements(t *testing.T) {
 	}
 
 	// Nothing wanted: quiver's go, the edited one and the person's stay.
-	none, err := SyncElements(ed.Data, false, nil, ed.Owned, ed.Created)
+	none, err := SyncElements(ed.Data, JSON, nil, ed.Owned, ed.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestSyncElements(t *testing.T) {
 
 	// From the first install, removed: the original bytes, the Stop
 	// array quiver made gone with it.
-	back, err := SyncElements(ch.Data, false, nil, ch.Owned, ch.Created)
+	back, err := SyncElements(ch.Data, JSON, nil, ch.Owned, ch.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestSyncElements(t *testing.T) {
 	// A record naming what is not there, or hashes nothing has: nothing
 	// changes.
 	stray := []Owned{{Keys: keys, Hash: "sha256:00"}, {Keys: []string{"permissions", "allow"}, Hash: h(mine)}}
-	if res, err := SyncElements([]byte(before), false, nil, stray, nil); err != nil || res.Changed {
+	if res, err := SyncElements([]byte(before), JSON, nil, stray, nil); err != nil || res.Changed {
 		t.Errorf("a stray record changed the file (%v):\n%s", err, res.Data)
 	}
 }

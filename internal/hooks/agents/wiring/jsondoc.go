@@ -35,9 +35,23 @@ var ErrShape = errors.New("unexpected shape")
 // and reports the agent's entries in it as not wired.
 var ErrAmbiguous = errors.New("read otherwise by the agent")
 
-// duplicateKeys finds a key given twice in one object of v, at any depth
-// (path leads to v), comparing names as a JSON parser decodes them.
-func duplicateKeys(v *hujson.Value, path []string) error {
+// readsAlike finds, at any depth of v (path leads to v), what the agent
+// would read otherwise than quiver: a key given twice in one object
+// (names compared as a JSON parser decodes them), and, in a syntax
+// without them, a trailing comma.
+func readsAlike(v *hujson.Value, path []string, syntax Syntax) error {
+	where := func() string {
+		if len(path) == 0 {
+			return "at the top of the file"
+		}
+		return "in " + strconv.Quote(strings.Join(path, "."))
+	}
+	trailing := func(last *hujson.Value) error {
+		if syntax != JSONC && last.AfterExtra != nil {
+			return fmt.Errorf("%w: a trailing comma %s, which the agent refuses (it then reads nothing of the file); remove it", ErrAmbiguous, where())
+		}
+		return nil
+	}
 	switch c := v.Value.(type) {
 	case *hujson.Object:
 		seen := make(map[string]bool, len(c.Members))
@@ -45,31 +59,49 @@ func duplicateKeys(v *hujson.Value, path []string) error {
 			name, _ := c.Members[i].Name.Value.(hujson.Literal)
 			key := name.String()
 			if seen[key] {
-				where := "at the top of the file"
-				if len(path) > 0 {
-					where = "in " + strconv.Quote(strings.Join(path, "."))
-				}
-				return fmt.Errorf("%w: key %q appears twice %s, and the agent reads only the last copy; remove one", ErrAmbiguous, key, where)
+				return fmt.Errorf("%w: key %q appears twice %s, and the agent reads only the last copy; remove one", ErrAmbiguous, key, where())
 			}
 			seen[key] = true
-			if err := duplicateKeys(&c.Members[i].Value, append(path, key)); err != nil {
+			if err := readsAlike(&c.Members[i].Value, append(path, key), syntax); err != nil {
 				return err
 			}
 		}
+		if n := len(c.Members); n > 0 {
+			return trailing(&c.Members[n-1].Value)
+		}
 	case *hujson.Array:
 		for i := range c.Elements {
-			if err := duplicateKeys(&c.Elements[i], append(path, strconv.Itoa(i))); err != nil {
+			if err := readsAlike(&c.Elements[i], append(path, strconv.Itoa(i)), syntax); err != nil {
 				return err
 			}
+		}
+		if n := len(c.Elements); n > 0 {
+			return trailing(&c.Elements[n-1])
 		}
 	}
 	return nil
 }
 
-// ParseDoc reads a configuration document. Empty input is an empty object.
-// comments allows JWCC (comments, trailing commas), for agents whose
-// settings allow them; otherwise the file must be standard JSON, since the
-// agent itself would not read anything else.
+// Syntax is the JSON an agent reads in one of its files, measured per
+// agent (docs/agents.md): quiver reads the file so too, and refuses what
+// the agent would refuse or read otherwise.
+type Syntax uint8
+
+// The syntaxes agents read.
+const (
+	// JSON is standard JSON (Claude Code, Codex, Cursor, Copilot's
+	// hooks and .github/mcp.json).
+	JSON Syntax = iota
+	// JSONComments is JSON with // and /* */ comments and no trailing
+	// comma (Gemini CLI, which strips comments and then JSON.parse's:
+	// a trailing comma stops it).
+	JSONComments
+	// JSONC is JSON with comments and trailing commas (OpenCode).
+	JSONC
+)
+
+// ParseDoc reads a configuration document written in syntax. Empty input
+// is an empty object.
 //
 // A document the agent would read otherwise than quiver's editor is
 // refused (ErrAmbiguous), never edited: a key given twice in one object
@@ -77,7 +109,7 @@ func duplicateKeys(v *hujson.Value, path []string) error {
 // the first would hide every entry it adds, and what agent list reports
 // would not be what runs), or a byte-order mark (which the agents'
 // JSON.parse refuses, so the agent reads no entry at all).
-func ParseDoc(data []byte, comments bool) (*Doc, error) {
+func ParseDoc(data []byte, syntax Syntax) (*Doc, error) {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, fmt.Errorf("%w: the file starts with a byte-order mark, which the agent's JSON parser refuses; remove it", ErrAmbiguous)
 	}
@@ -88,7 +120,7 @@ func ParseDoc(data []byte, comments bool) (*Doc, error) {
 	if depth := nesting(data); depth > maxNesting {
 		return nil, fmt.Errorf("nested %d levels deep; quiver reads at most %d", depth, maxNesting)
 	}
-	if !comments && !json.Valid(data) {
+	if syntax == JSON && !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
 		return nil, fmt.Errorf("not valid JSON: %v", err)
@@ -100,7 +132,7 @@ func ParseDoc(data []byte, comments bool) (*Doc, error) {
 	if _, ok := v.Value.(*hujson.Object); !ok {
 		return nil, fmt.Errorf("%w: the file holds a JSON %s, not an object", ErrShape, kindName(v.Value.Kind()))
 	}
-	if err := duplicateKeys(&v, nil); err != nil {
+	if err := readsAlike(&v, nil, syntax); err != nil {
 		return nil, err
 	}
 	d := &Doc{root: v, unit: "  ", multiline: true, newline: newline}

@@ -61,8 +61,8 @@ type MemberSync struct {
 // entry. Objects quiver creates on the way are recorded in created (as
 // with hook entries) and removed when they end up empty; a file quiver
 // created (createdFile) is deleted when nothing else is left.
-func SyncMembers(data []byte, comments bool, want []Member, prev []Owned, created []string, createdFile bool) (MemberSync, error) {
-	d, err := ParseDoc(data, comments)
+func SyncMembers(data []byte, syntax Syntax, want []Member, prev []Owned, created []string, createdFile bool) (MemberSync, error) {
+	d, err := ParseDoc(data, syntax)
 	if err != nil {
 		return MemberSync{}, err
 	}

@@ -42,8 +42,8 @@ type Setting struct {
 
 // Config says what quiver keeps in one configuration file.
 type Config struct {
-	// Comments allows JWCC in the file, for agents that read it.
-	Comments bool
+	// Syntax is the JSON the agent reads in the file.
+	Syntax   Syntax
 	Entries  []Entry
 	Settings []Setting
 	// Ours recognises an element quiver added (its command runs
@@ -71,7 +71,7 @@ type Change struct {
 // created is what earlier installs recorded; the result carries it plus
 // what this one made.
 func Install(c Config, data []byte, created []string) (Change, error) {
-	d, err := ParseDoc(data, c.Comments)
+	d, err := ParseDoc(data, c.Syntax)
 	if err != nil {
 		return Change{}, err
 	}
@@ -143,7 +143,7 @@ func Install(c Config, data []byte, created []string) (Change, error) {
 // still hold quiver's setting. createdFile says quiver created the file:
 // when nothing else is left in it, the change deletes it.
 func Uninstall(c Config, data []byte, created []string, createdFile bool) (Change, error) {
-	d, err := ParseDoc(data, c.Comments)
+	d, err := ParseDoc(data, c.Syntax)
 	if err != nil {
 		return Change{}, err
 	}
