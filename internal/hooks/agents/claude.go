@@ -48,6 +48,7 @@ var Claude = &Agent{
 	partFiles:   claudePartFiles,
 	cleanup:     claudeCleanup,
 	caveat:      claudeCaveat,
+	silenced:    claudeSilenced,
 }
 
 // hooksArray is where Claude-shaped configurations (Claude, Codex,

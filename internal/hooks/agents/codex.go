@@ -49,6 +49,7 @@ var Codex = &Agent{
 	mcp:         &codexMCP,
 	gate:        codexGate,
 	caveat:      codexCaveat,
+	silenced:    codexSilenced,
 }
 
 func codexEncode(c Call, r *hooks.Result, o Options) Answer {

@@ -59,6 +59,7 @@ var Copilot = &Agent{
 	parts:       copilotParts,
 	partFiles:   copilotPartFiles,
 	gate:        copilotGate,
+	silenced:    copilotSilenced,
 }
 
 func copilotHandler(a *Agent, ev Event, command string, timeout time.Duration) json.RawMessage {

@@ -55,6 +55,7 @@ var OpenCode = &Agent{
 	hookFile:  opencodePlugin,
 	parts:     opencodeParts,
 	partFiles: opencodePartFiles,
+	silenced:  opencodeSilenced,
 }
 
 // opencodeLSP: the lsp key of the same opencode.json, {command: [argv],

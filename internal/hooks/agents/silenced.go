@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/safefs"
@@ -188,6 +191,232 @@ func (w *Wirer) wiredServers(site Site) []string {
 			if len(m.Keys) > 0 {
 				out = append(out, m.Keys[len(m.Keys)-1])
 			}
+		}
+	}
+	return out
+}
+
+// claudeManaged are Claude Code's managed settings files, which an
+// administrator writes (2.1.328: /etc/claude-code/managed-settings.json
+// and the drop-ins of managed-settings.d/ on Linux; macOS keeps them in
+// /Library/Application Support/ClaudeCode).
+func claudeManaged(w *Wirer) []string {
+	dir := "/etc/claude-code"
+	if runtime.GOOS == "darwin" {
+		dir = "/Library/Application Support/ClaudeCode"
+	}
+	files := []string{filepath.Join(dir, "managed-settings.json")}
+	if more, err := filepath.Glob(filepath.Join(dir, "managed-settings.d", "*.json")); err == nil {
+		slices.Sort(more)
+		files = append(files, more...)
+	}
+	return files
+}
+
+// claudeSilenced reads what switches quiver's entries and plugin views off
+// in Claude Code 2.1.328 (measured, docs/agents.md): disableAllHooks true
+// as the settings merge it (user < project < local; a managed file's
+// wins), which silences settings hooks and plugins' hooks alike;
+// allowManagedHooksOnly and strictPluginOnlyCustomization (naming hooks)
+// in a managed file; and enabledPlugins setting one of quiver's views to
+// false in a file that takes precedence over the one quiver enables it in.
+func claudeSilenced(w *Wirer, site Site) []Silence {
+	var out []Silence
+	type layer struct {
+		file    string
+		managed bool
+	}
+	layers := []layer{{file: filepath.Join(w.Home, claudeSettings)}}
+	if w.Layout.Local != nil {
+		layers = append(layers, layer{file: filepath.Join(w.Layout.ProjectDir, claudeSettings)},
+			layer{file: filepath.Join(w.Layout.ProjectDir, ".claude", "settings.local.json")})
+	}
+	for _, f := range claudeManaged(w) {
+		layers = append(layers, layer{file: f, managed: true})
+	}
+	docs := make([]*wiring.Doc, len(layers))
+	for i, l := range layers {
+		docs[i] = settingsDoc(l.file, wiring.JSON)
+	}
+	disabledBy := ""
+	for i, d := range docs {
+		if d == nil {
+			continue
+		}
+		if v, ok := jsonBool(d.Get("disableAllHooks")); ok {
+			disabledBy = ""
+			if v {
+				disabledBy = layers[i].file
+			}
+		}
+		if !layers[i].managed {
+			continue
+		}
+		if v, _ := jsonBool(d.Get("allowManagedHooksOnly")); v {
+			out = append(out, Silence{layers[i].file, "allowManagedHooksOnly is true: Claude Code runs only the hooks of managed settings, none of quiver's"})
+		}
+		strict := d.Get("strictPluginOnlyCustomization")
+		if v, _ := jsonBool(strict); v || slices.Contains(jsonStrings(strict), "hooks") {
+			out = append(out, Silence{layers[i].file, "strictPluginOnlyCustomization covers hooks: Claude Code runs no hook of a settings file, quiver's included"})
+		}
+	}
+	if disabledBy != "" {
+		out = append(out, Silence{disabledBy, "disableAllHooks is true: Claude Code runs no hook, quiver's included"})
+	}
+	// The views quiver enables, and where: the user's settings for the
+	// user's plugins, the project's personal settings for the project's.
+	rec, err := wiring.ReadRecord(site.Record)
+	if err != nil || rec.Agents[site.Agent.Name] == nil {
+		return out
+	}
+	enabledIn := claudeEnabled(w, site)
+	for _, f := range rec.Agents[site.Agent.Name].Files {
+		if f.Path != enabledIn {
+			continue
+		}
+		for _, m := range f.Members {
+			if len(m.Keys) != 2 || m.Keys[0] != "enabledPlugins" {
+				continue
+			}
+			// Each file that takes precedence over quiver's may turn the
+			// view off; the last one that speaks decides.
+			var verdict *Silence
+			after := false
+			for i, l := range layers {
+				if l.file == enabledIn {
+					after = true
+					continue
+				}
+				if !after && !l.managed || docs[i] == nil {
+					continue
+				}
+				if v, ok := jsonBool(docs[i].Get(m.Keys...)); ok {
+					verdict = nil
+					if !v {
+						verdict = &Silence{l.file, fmt.Sprintf("enabledPlugins sets %s to false: Claude Code loads nothing of that plugin (its servers, subagents, commands)", m.Keys[1])}
+					}
+				}
+			}
+			if verdict != nil {
+				out = append(out, *verdict)
+			}
+		}
+	}
+	return out
+}
+
+// codexSilenced reads what switches quiver's entries and servers off in
+// Codex 0.169 (measured): [features] hooks = false (or the deprecated
+// codex_hooks = false) in the user's config.toml or the project's, which
+// Codex reads once the project is trusted, the project's winning; and
+// enabled = false in a table of a server quiver wrote.
+func codexSilenced(w *Wirer, site Site) []Silence {
+	var out []Silence
+	files := []string{filepath.Join(codexHome(w), "config.toml")}
+	if w.Layout.Local != nil {
+		files = append(files, filepath.Join(w.Layout.ProjectDir, ".codex", "config.toml"))
+	}
+	var off string
+	servers := w.wiredServers(site)
+	for _, f := range files {
+		data, err := safefs.ReadFile(f, safefs.MaxMeta)
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			Features   map[string]any            `toml:"features"`
+			MCPServers map[string]map[string]any `toml:"mcp_servers"`
+		}
+		if toml.Unmarshal(data, &doc) != nil {
+			continue
+		}
+		for _, key := range []string{"hooks", "codex_hooks"} {
+			if v, ok := doc.Features[key].(bool); ok {
+				off = ""
+				if !v {
+					off = f
+				}
+			}
+		}
+		for _, s := range servers {
+			if v, ok := doc.MCPServers[s]["enabled"].(bool); ok && !v {
+				out = append(out, Silence{f, fmt.Sprintf("mcp_servers.%s.enabled is false: Codex does not start that server", s)})
+			}
+		}
+	}
+	if off != "" {
+		out = append(out, Silence{off, "[features] hooks is false: Codex runs no hook, quiver's included"})
+	}
+	return out
+}
+
+// copilotSilenced reads what switches quiver's entries and servers off in
+// GitHub Copilot CLI 1.0.102 (measured): disableAllHooks true in the
+// user's settings or the repository's (.github/copilot/settings.json and
+// settings.local.json, which silence the user's hooks too), and
+// disabledMcpServers naming a server quiver wrote.
+func copilotSilenced(w *Wirer, site Site) []Silence {
+	var out []Silence
+	home := filepath.Join(w.Home, ".copilot")
+	if w.Getenv != nil && w.Getenv("COPILOT_HOME") != "" {
+		home = w.Getenv("COPILOT_HOME")
+	}
+	files := []string{filepath.Join(home, "settings.json")}
+	if w.Layout.Local != nil {
+		files = append(files, filepath.Join(w.Layout.ProjectDir, ".github", "copilot", "settings.json"),
+			filepath.Join(w.Layout.ProjectDir, ".github", "copilot", "settings.local.json"))
+	}
+	servers := w.wiredServers(site)
+	for _, f := range files {
+		d := settingsDoc(f, wiring.JSONC)
+		if d == nil {
+			continue
+		}
+		if v, _ := jsonBool(d.Get("disableAllHooks")); v {
+			out = append(out, Silence{f, "disableAllHooks is true: Copilot CLI runs no hook, quiver's included"})
+		}
+		for _, name := range jsonStrings(d.Get("disabledMcpServers")) {
+			if slices.Contains(servers, name) {
+				out = append(out, Silence{f, fmt.Sprintf("disabledMcpServers lists %s: Copilot CLI does not start that server", name)})
+			}
+		}
+	}
+	return out
+}
+
+// opencodeSilenced reads what switches quiver's servers off in OpenCode
+// 1.18 (measured): mcp.NAME.enabled false, for a server quiver wrote, in a
+// configuration OpenCode reads after the one quiver wrote it in (they
+// merge in order, the last winning: the user's config.json, opencode.json,
+// opencode.jsonc, then the project's opencode.json, .opencode/opencode.json
+// and .opencode/opencode.jsonc). Its switches that are not in a file
+// (OPENCODE_PURE, --pure, OPENCODE_DISABLE_PROJECT_CONFIG) are the
+// environment of the agent, which quiver cannot see: docs/agents.md.
+func opencodeSilenced(w *Wirer, site Site) []Silence {
+	var out []Silence
+	user := filepath.Join(w.Home, ".config", "opencode")
+	files := []string{filepath.Join(user, "config.json"), filepath.Join(user, "opencode.json"), filepath.Join(user, "opencode.jsonc")}
+	if w.Layout.Local != nil {
+		p := w.Layout.ProjectDir
+		files = append(files, filepath.Join(p, "opencode.json"), filepath.Join(p, "opencode.jsonc"),
+			filepath.Join(p, ".opencode", "opencode.json"), filepath.Join(p, ".opencode", "opencode.jsonc"))
+	}
+	for _, s := range w.wiredServers(site) {
+		var verdict *Silence
+		for _, f := range files {
+			d := settingsDoc(f, wiring.JSONC)
+			if d == nil {
+				continue
+			}
+			if v, ok := jsonBool(d.Get("mcp", s, "enabled")); ok {
+				verdict = nil
+				if !v {
+					verdict = &Silence{f, fmt.Sprintf("mcp.%s.enabled is false: OpenCode does not start that server", s)}
+				}
+			}
+		}
+		if verdict != nil {
+			out = append(out, *verdict)
 		}
 	}
 	return out
