@@ -327,7 +327,19 @@ func claudeRouted(p plugins.Plugin) bool {
 			return true
 		}
 	}
-	return !p.Parts().Empty()
+	if !p.Parts().Empty() {
+		return true
+	}
+	// A skill whose frontmatter carries hooks, which Claude Code runs
+	// itself, reaches it only as the view writes it (viewDocs).
+	for _, sk := range p.Contents.Skills {
+		if data, err := safefs.ReadFile(sk.Path, maxDoc); err == nil {
+			if fm, _, err := format.ParseFrontmatter(data); err != nil || fm["hooks"] != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // viewName is the plugin's name in Claude (its command namespace): the
@@ -391,7 +403,7 @@ func claudeParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
 	for i, p := range routed {
 		servers := viewServers(site, p, quiver)
 		plan.Missed = append(plan.Missed, servers.missed...)
-		if err := writeClaudeView(p, names[i], filepath.Join(dir, "plugins", names[i]), servers); err != nil {
+		if err := writeClaudeView(p, names[i], filepath.Join(dir, "plugins", names[i]), servers, &plan.Missed); err != nil {
 			w.warn(fmt.Sprintf("quiver: Claude Code: plugin %s: %v", p.Name, err))
 			plan.Missed = append(plan.Missed, fmt.Sprintf("plugin %s: %v", p.Name, err))
 			continue
@@ -439,17 +451,27 @@ const viewHashFile = ".quiver-view"
 // the hook configuration and the plugin's own server files, a manifest
 // without hooks or servers under Claude's name for it, the servers quiver
 // judged (servers), and the plugin's recipes/ as commands.
-func writeClaudeView(p plugins.Plugin, name, dst string, servers claudeServers) error {
+func writeClaudeView(p plugins.Plugin, name, dst string, servers claudeServers, missed *[]string) error {
 	gen, err := claudeViewFiles(p, name, servers)
 	if err != nil {
 		return err
 	}
+	unread := viewDocs(p, gen, missed)
 	skip := func(rel string) bool {
 		switch rel {
-		case "hooks/" + plugins.HooksJSON, plugins.EntryManifestPath, plugins.ClaudeManifestPath, viewHashFile, ".mcp.json", ".lsp.json":
+		case "hooks/" + plugins.HooksJSON, plugins.EntryManifestPath, plugins.ClaudeManifestPath, viewHashFile, ".mcp.json", ".lsp.json",
+			// Read by Claude Code's plugin loader and judged by no one
+			// here: the root settings.json (its agent and
+			// subagentStatusLine, a command).
+			"settings.json":
 			return true
 		}
-		return strings.HasPrefix(rel, ".git/")
+		for _, dir := range unjudgedDirs {
+			if strings.HasPrefix(rel, dir+"/") {
+				return true
+			}
+		}
+		return unread[rel] || strings.HasPrefix(rel, ".git/")
 	}
 	// The lock's content hash names an installed copy; a linked plugin
 	// (or one without a hash) is hashed file by file.
@@ -466,6 +488,73 @@ func writeClaudeView(p plugins.Plugin, name, dst string, servers claudeServers) 
 	gen[viewHashFile] = []byte(sum)
 	_, err = wiring.WriteView(p.Dir, dst, skip, gen)
 	return err
+}
+
+// unjudgedDirs are the folders of a plugin that Claude Code 2.1.328's
+// loader reads and quiver judges nothing of, left out of its view: the
+// monitors it starts (monitors/monitors.json), the JavaScript workflows
+// it runs, the binaries it puts on the plugin's PATH.
+var unjudgedDirs = []string{"monitors", "workflows", "bin"}
+
+// viewDocs writes into gen, for the view, the subagents, skills and
+// commands of p whose frontmatter carries what Claude Code would run
+// itself and quiver judges nothing of: hooks (a handler runs once, through
+// quiver) and a subagent's mcpServers (servers no policy rule saw). They
+// are written without those keys, and missed says so. A file whose
+// frontmatter quiver cannot read is left out of the view (unread), since
+// what Claude would read in it is unknown.
+func viewDocs(p plugins.Plugin, gen map[string][]byte, missed *[]string) (unread map[string]bool) {
+	unread = map[string]bool{}
+	type doc struct {
+		path, kind string
+		drop       []string
+	}
+	var docs []doc
+	for _, a := range p.Parts().Agents {
+		docs = append(docs, doc{a.Path, "subagent", []string{"hooks", "mcpServers"}})
+	}
+	for _, sk := range p.Contents.Skills {
+		docs = append(docs, doc{sk.Path, "skill", []string{"hooks"}})
+	}
+	for _, r := range p.Contents.Recipes {
+		if r.Command {
+			docs = append(docs, doc{r.Path, "command", []string{"hooks"}})
+		}
+	}
+	for _, d := range docs {
+		rel, err := filepath.Rel(p.Dir, d.path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		data, err := safefs.ReadFile(d.path, maxDoc)
+		if err != nil {
+			continue
+		}
+		fm, body, err := format.ParseFrontmatter(data)
+		if err != nil {
+			unread[rel] = true
+			*missed = append(*missed, fmt.Sprintf("%s %s of %s: left out, its frontmatter cannot be read (%v)", d.kind, rel, p.Name, err))
+			continue
+		}
+		var dropped []string
+		for _, k := range d.drop {
+			if _, ok := fm[k]; ok {
+				delete(fm, k)
+				dropped = append(dropped, k)
+			}
+		}
+		if len(dropped) == 0 {
+			continue
+		}
+		if out, _, err := withFrontmatter(fm, body, nil); err == nil {
+			gen[rel] = out
+			*missed = append(*missed, fmt.Sprintf("%s %s of %s: dropped %s, which Claude Code would run itself past quiver's runtime and policy", d.kind, rel, p.Name, strings.Join(dropped, ", ")))
+		} else {
+			unread[rel] = true
+		}
+	}
+	return unread
 }
 
 // viewKey names a view by its source's hash and the generated files.
@@ -496,10 +585,12 @@ func claudeViewFiles(p plugins.Plugin, name string, servers claudeServers) (map[
 		maps.Copy(manifest, m)
 	}
 	// Hooks run through quiver; servers reach Claude only as quiver
-	// read and judged them, from the view's own files.
-	delete(manifest, "hooks")
-	delete(manifest, "mcpServers")
-	delete(manifest, "lspServers")
+	// read and judged them, from the view's own files; what else of the
+	// manifest makes Claude run or install something quiver does not
+	// judge is left out with its folders (unjudgedDirs).
+	for _, k := range []string{"hooks", "mcpServers", "lspServers", "monitors", "workflows", "settings", "channels", "binaries"} {
+		delete(manifest, k)
+	}
 	manifest["name"], _ = json.Marshal(name)
 	if _, ok := manifest["description"]; !ok && p.Manifest.Description != "" {
 		manifest["description"], _ = json.Marshal(p.Manifest.Description)
