@@ -169,7 +169,10 @@ func copilotSubagent(fm map[string]any, body, name string) ([]byte, []string, er
 // ~/.copilot/mcp-config.json, with Claude's ${VAR} and ${VAR:-default}.
 var copilotMCP = &mcpFormat{
 	Local: ".github/mcp.json", Global: ".copilot/mcp-config.json",
-	Keys:     []string{"mcpServers"},
+	Keys: []string{"mcpServers"},
+	// Copilot CLI 1.0.102 names tools SERVER-TOOL cut to 64 characters
+	// (measured): long server names collide.
+	NameBudget: 24, ToolLimit: 64, Overhead: len("-"), Tools: "SERVER-TOOL",
 	Ref:      func(name string) string { return "${" + name + "}" },
 	Defaults: true,
 	Stdio: func(argv []string, env map[string]string) map[string]any {

@@ -160,7 +160,10 @@ func cursorEncode(c Call, r *hooks.Result, o Options) Answer {
 // cursorMCP: Cursor's .cursor/mcp.json, with ${env:VAR} references.
 var cursorMCP = mcpFormat{
 	Local: ".cursor/mcp.json", Global: ".cursor/mcp.json",
-	Keys:  []string{"mcpServers"},
+	Keys: []string{"mcpServers"},
+	// Cursor leaves out a tool whose server and tool names together pass
+	// 60 characters (reported by its users; docs/agents.md).
+	NameBudget: 24, ToolLimit: 60, Overhead: 0, Tools: "SERVER and TOOL",
 	Ref:   func(name string) string { return "${env:" + name + "}" },
 	Stdio: standardStdio,
 	Remote: func(_, url string, headers map[string]string) (map[string]any, string) {

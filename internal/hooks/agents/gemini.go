@@ -69,7 +69,7 @@ var geminiMCP = mcpFormat{
 	// looks secret unless its entry's env names it; it names tools
 	// mcp_SERVER_TOOL, cut past 63 characters: a server name of at most
 	// 24 leaves 34 for the tool's (docs/agents.md).
-	Redacts: true, NameBudget: 24,
+	Redacts: true, NameBudget: 24, ToolLimit: 63, Overhead: len("mcp__"), Tools: "mcp_SERVER_TOOL",
 	Ref:   func(name string) string { return "${" + name + "}" },
 	Stdio: standardStdio,
 	Remote: func(kind, url string, headers map[string]string) (map[string]any, string) {

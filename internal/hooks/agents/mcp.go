@@ -55,10 +55,12 @@ type mcpFormat struct {
 	Redacts bool
 	// NameBudget bounds a server's name in the agent's configuration (0:
 	// none): the agent names its tools after it within a limit of its own
-	// (Gemini CLI: mcp_SERVER_TOOL, cut past 63 characters, and a cut name
-	// no longer matches the server's approval rules). A longer
+	// (Tools, a limit of ToolLimit characters with Overhead of them the
+	// agent's own; Gemini CLI: mcp_SERVER_TOOL, cut past 63, after which
+	// the server's approval rules no longer match). A longer
 	// <org>-<plugin>-<server> is shortened (serverKeys).
-	NameBudget int
+	NameBudget, ToolLimit, Overhead int
+	Tools                           string
 	// Order lists the fields written first, in this order (the rest
 	// follow sorted): a TOML table reads best with its command on top.
 	Order []string
@@ -102,8 +104,8 @@ func mcpParts(w *Wirer, site Site, d Docs, f *mcpFormat, quiver string) Plan {
 		for _, s := range parts.MCP {
 			key := names[ServerName(p.Name, s.Name)]
 			if key != ServerName(p.Name, s.Name) {
-				plan.Missed = append(plan.Missed, fmt.Sprintf("MCP server %s of %s: written as %s, as %s names tools mcp_SERVER_TOOL and cuts them past %d characters; tools of it named longer than %d characters are still cut, and then need approval",
-					s.Name, p.Name, key, site.Agent.Title, geminiToolLimit, geminiToolLimit-len("mcp__")-len(key)))
+				plan.Missed = append(plan.Missed, fmt.Sprintf("MCP server %s of %s: written as %s, since %s names tools %s within %d characters; a tool of it named longer than %d characters is still %s",
+					s.Name, p.Name, key, site.Agent.Title, f.Tools, f.ToolLimit, f.ToolLimit-f.Overhead-len(key), "cut or dropped by the agent"))
 			}
 			entry, missed := f.entry(site, p, s, quiver)
 			if missed != "" {
@@ -127,10 +129,6 @@ func mcpParts(w *Wirer, site Site, d Docs, f *mcpFormat, quiver string) Plan {
 	plan.add(file, members...)
 	return plan
 }
-
-// geminiToolLimit is the length past which Gemini CLI cuts a tool's name
-// (mcp_SERVER_TOOL; 0.61, generateValidName: 64 less one).
-const geminiToolLimit = 63
 
 // serverKeys names each server of ps (servers lists a plugin's) in an
 // agent whose names may be at most budget long (0: any length): its
