@@ -12,7 +12,7 @@ import (
 
 // ---- plugin install ----
 
-type pluginInstallOptions struct{ Global, Prune, AllowHiddenUnicode bool }
+type pluginInstallOptions struct{ Global, AllowHiddenUnicode bool }
 
 func (a *App) newPluginInstallCmd() *cobra.Command {
 	var o pluginInstallOptions
@@ -21,11 +21,12 @@ func (a *App) newPluginInstallCmd() *cobra.Command {
 		Short: "Make the installed plugins match quiver.lock exactly",
 		Long: `Install every plugin of the lock file at its locked commit, checking each
 against its locked content hash before it is swapped in: missing plugins
-are installed, differing ones repaired, matching ones left alone. This is
-how a teammate reproduces a project's plugins after git clone. Plugins not
-in the lock stay (with a warning) unless --prune. One entry that cannot be
-installed does not stop the others; the command then exits 1.`,
-		Example:  "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g --prune",
+are installed, differing ones repaired, matching ones left alone, and
+plugins the lock no longer names removed (their data kept) and unwired from
+the agents: like npm ci, the lock is the set. This is how a teammate
+reproduces a project's plugins after git clone or a pull. One entry that
+cannot be installed does not stop the others; the command then exits 1.`,
+		Example:  "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g",
 		Args:     noArgs,
 		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,7 +34,9 @@ installed does not stop the others; the command then exits 1.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "install your home's lock file")
-	cmd.Flags().BoolVar(&o.Prune, "prune", false, "remove installed plugins that are not in the lock file")
+	var prune bool
+	cmd.Flags().BoolVar(&prune, "prune", true, "remove installed plugins that are not in the lock file (always so now)")
+	cmd.Flags().MarkDeprecated("prune", "plugin install always removes plugins the lock does not name")
 	cmd.Flags().BoolVar(&o.AllowHiddenUnicode, "allow-hidden-unicode", false, "install plugins whose files hide tag, bidi or variation-selector characters")
 	return cmd
 }
@@ -47,7 +50,7 @@ func (a *App) runPluginInstall(ctx context.Context, o pluginInstallOptions) erro
 		return err
 	}
 	in := e.Installer(o.Global)
-	res, err := in.Sync(ctx, plugins.SyncOptions{Prune: o.Prune, HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)})
+	res, err := in.Sync(ctx, plugins.SyncOptions{HiddenUnicode: scan.ModeFor(o.AllowHiddenUnicode)})
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 					"quiver plugin install"+s.Flag()+" fetches it")
 			case "unlocked":
 				add("warning", dir, fmt.Sprintf("%s plugin %s is installed but not in the lock file", s.Location, r.Name),
-					"add it properly with quiver plugin add --force, or remove it with quiver plugin install --prune"+s.Flag())
+					"add it properly with quiver plugin add --force, or remove it with quiver plugin install"+s.Flag())
 			case "leftover":
 				add("warning", dir, "leftover of an interrupted command", "any mutating command cleans it, e.g. quiver plugin install"+s.Flag())
 			}

@@ -98,7 +98,7 @@ func LockCheck(s Scope) audit.Check {
 			locked++
 			add(RuleDriftUnverified, audit.Error, dir, 0, fmt.Sprintf("plugin %s matches its content hash in the lock, but no install on this machine fetched it from %s; %s fetches it", r.Name, Redact(r.Source), install))
 		case "unlocked":
-			add(RuleDriftOrphaned, audit.Error, dir, 0, fmt.Sprintf("plugin %s is installed but not in the lock; %s --prune removes it", r.Name, install))
+			add(RuleDriftOrphaned, audit.Error, dir, 0, fmt.Sprintf("plugin %s is installed but not in the lock; %s removes it", r.Name, install))
 		case "leftover":
 			add(RuleDriftLeftover, audit.Note, dir, 0, "leftover of an interrupted command; the next plugin command cleans it")
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/lazy"
@@ -119,10 +120,24 @@ func fileSourceError(file, entry, src, accept string, err error) error {
 
 // checkLockSource checks the source of one entry of the scope's lock
 // (entry says which, "plugin acme/guard"); accept is the command that
-// takes it from the user.
-func (in *Installer) checkLockSource(entry, src, accept string) error {
-	if err := CheckFileSource(src, in.GitBase); err != nil {
-		return fileSourceError("lock file "+in.Scope.LockPath(), entry, src, accept, err)
+// takes it from the user. typedHere is the source this machine's own
+// install of the entry recorded ("" for none): a local folder or a
+// file:// URL the user typed here, which quiver wrote into the lock
+// itself, is theirs again on this machine, and on no other (SPEC §5).
+func (in *Installer) checkLockSource(entry, src, accept, typedHere string) error {
+	err := CheckFileSource(src, in.GitBase)
+	if err == nil {
+		return nil
 	}
-	return nil
+	local := filepath.IsAbs(src) || len(src) >= 7 && strings.EqualFold(src[:7], "file://")
+	if local && typedHere != "" && typedHere == src {
+		return nil
+	}
+	err = fileSourceError("lock file "+in.Scope.LockPath(), entry, src, accept, err)
+	if local {
+		// A folder of the machine that wrote the lock: what the team
+		// should commit instead.
+		return fmt.Errorf("%w; to share it, publish it where every teammate can fetch it (a git host) and add it from there, so that the lock names that URL", err)
+	}
+	return err
 }

@@ -333,6 +333,12 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 		// The journal lets the next command finish the job.
 		return LockEntry{}, err
 	}
+	// Recorded while the journal still stands: a kill before this line
+	// leaves a journal (the next command finishes the job, and plugin
+	// install fetches the plugin again rather than take a folder nothing
+	// here recorded); a journal never writes the record, since one could
+	// come with the repository.
+	in.recordInstalled(req.Name, entry)
 	in.removeJournal(req.Name)
 	os.RemoveAll(stage) // the old version, if there was one
 	os.RemoveAll(filepath.Join(in.Scope.PluginsDir(), j.Backup))
@@ -340,7 +346,6 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 		writeGitignore(in.Scope.Root)
 	}
 	in.recordScan(req.Name, entry, found)
-	in.recordInstalled(req.Name, entry)
 	if *known != "" && !c.Local {
 		// What the remote said, for audit (best effort: the plugin is
 		// installed either way).

@@ -66,13 +66,26 @@ func (s Scope) forgetInstalled(n Name) {
 // scope s in place as lock entry e says: the same source, folder, commit
 // and content hash.
 func InstalledHere(s Scope, n Name, e LockEntry) bool {
+	r, ok := s.readInstalled(n)
+	return ok && r == recordOf(e)
+}
+
+// readInstalled reads plugin n's record; ok is false for none.
+func (s Scope) readInstalled(n Name) (installRecord, bool) {
 	data, err := safefs.ReadFile(s.installRecordPath(n), safefs.MaxMeta)
 	if err != nil {
-		return false
+		return installRecord{}, false
 	}
 	var r installRecord
 	if json.Unmarshal(data, &r) != nil {
-		return false
+		return installRecord{}, false
 	}
-	return r == recordOf(e)
+	return r, true
+}
+
+// installedSource is the source this machine's install of plugin n of
+// scope s recorded, "" for none.
+func (s Scope) installedSource(n Name) string {
+	r, _ := s.readInstalled(n)
+	return r.Source
 }

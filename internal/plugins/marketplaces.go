@@ -206,7 +206,7 @@ func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf 
 		return "", "", fmt.Errorf("%w %s in the %s scope", ErrNoMarketplace, name, in.Scope.Location)
 	}
 	// What the lock names may have come with the repository (SPEC §5).
-	if err := in.checkLockSource("marketplace "+name, old.Source, "quiver marketplace add --force"); err != nil {
+	if err := in.checkLockSource("marketplace "+name, old.Source, "quiver marketplace add --force", in.Scope.checkoutSource(name)); err != nil {
 		return old.Commit, "", err
 	}
 	spec, err := ParseSpec(old.Source, in.GitBase, "/")
@@ -419,7 +419,7 @@ func (in *Installer) syncMarketplaces(ctx context.Context, lock *Lock) []SyncRes
 		_, statErr := os.Lstat(dir)
 		// The lock may have come with the repository: its source is
 		// checked before anything is fetched (SPEC §5).
-		err = in.checkLockSource("marketplace "+name, want.Source, "quiver marketplace add")
+		err = in.checkLockSource("marketplace "+name, want.Source, "quiver marketplace add", in.Scope.checkoutSource(name))
 		var spec Spec
 		if err == nil {
 			spec, err = ParseSpec(want.Source, in.GitBase, "/")
@@ -492,6 +492,23 @@ func recordCheckout(s Scope, name string, entry MarketplaceEntry) error {
 
 // CheckoutVerified reports whether the checkout of marketplace name is
 // what this machine put in place for lock entry entry, unchanged since.
+// checkoutSource is the source of marketplace name as this machine's
+// checkout of it recorded, "" for none.
+func (s Scope) checkoutSource(name string) string {
+	if ValidMarketplaceName(name) != nil {
+		return ""
+	}
+	data, err := safefs.ReadFile(s.checkoutRecordPath(name), safefs.MaxMeta)
+	if err != nil {
+		return ""
+	}
+	var rec checkoutRecord
+	if json.Unmarshal(data, &rec) != nil {
+		return ""
+	}
+	return rec.Source
+}
+
 func CheckoutVerified(s Scope, name string, entry MarketplaceEntry) bool {
 	if ValidMarketplaceName(name) != nil {
 		return false

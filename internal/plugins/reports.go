@@ -136,10 +136,10 @@ func (r SyncResult) Notice(s Scope) string {
 	case r.Marketplace != "" && (r.Status == "installed" || r.Status == "repaired"):
 		return capital(r.Status) + " marketplace " + r.Marketplace
 	case r.Marketplace != "":
-	case r.Status == "unlocked":
-		return fmt.Sprintf("quiver: %s is installed but not in %s; keep it, add it with plugin add --force, or remove it with plugin install --prune", r.Name, s.LockPath())
-	case r.Status == "installed" || r.Status == "repaired" || r.Status == "pruned":
+	case r.Status == "installed" || r.Status == "repaired":
 		return capital(r.Status) + " " + r.Name.String()
+	case r.Status == "pruned":
+		return fmt.Sprintf("Removed %s, which %s no longer names", r.Name, s.LockPath())
 	}
 	return ""
 }
@@ -166,8 +166,11 @@ func SyncSummary(res []SyncResult, s Scope) string {
 			counts[r.Status]++
 		}
 	}
-	return fmt.Sprintf("%d plugin(s) up to date with %s, %d installed, %d repaired, %d failed",
-		counts["ok"], s.LockPath(), counts["installed"], counts["repaired"], counts["failed"])
+	line := fmt.Sprintf("%d plugin(s) up to date with %s, %d installed, %d repaired", counts["ok"], s.LockPath(), counts["installed"], counts["repaired"])
+	if counts["pruned"] > 0 {
+		line += fmt.Sprintf(", %d removed", counts["pruned"])
+	}
+	return line + fmt.Sprintf(", %d failed", counts["failed"])
 }
 
 // Drift reports whether res shows plugins that differ from the lock. A

@@ -81,9 +81,8 @@ func TestSyncNotices(t *testing.T) {
 	}{
 		{SyncResult{Name: n, Status: "installed"}, "Installed acme/guard"},
 		{SyncResult{Name: n, Status: "repaired"}, "Repaired acme/guard"},
-		{SyncResult{Name: n, Status: "pruned"}, "Pruned acme/guard"},
+		{SyncResult{Name: n, Status: "pruned"}, "Removed acme/guard, which " + s.LockPath() + " no longer names"},
 		{SyncResult{Name: n, Status: "ok"}, ""},
-		{SyncResult{Name: n, Status: "unlocked"}, "quiver: acme/guard is installed but not in " + s.LockPath() + "; keep it, add it with plugin add --force, or remove it with plugin install --prune"},
 		{SyncResult{Marketplace: "tools", Status: "installed"}, "Installed marketplace tools"},
 		{SyncResult{Marketplace: "tools", Status: "ok"}, ""},
 	}
@@ -122,7 +121,7 @@ func TestVerifyRow(t *testing.T) {
 }
 
 // TestSyncSaid: a failed install is said as its error, only that; one
-// kept but not pruned is said as its notice, never its error.
+// that went as the lock said is said as its notice.
 func TestSyncSaid(t *testing.T) {
 	s := NewLayout(t.TempDir(), t.TempDir()).Global
 	n, _ := ParseName("acme/guard")
@@ -130,9 +129,8 @@ func TestSyncSaid(t *testing.T) {
 	if msg, err := (SyncResult{Name: n, Status: "failed", Err: boom}).Said(s); msg != "" || err != boom {
 		t.Errorf("failed: %q, %v", msg, err)
 	}
-	r := SyncResult{Name: n, Status: "unlocked", Err: errors.New("could not prune")}
-	if msg, err := r.Said(s); err != nil || !strings.HasPrefix(msg, "quiver: acme/guard is installed but not in ") || r.Failed() {
-		t.Errorf("unlocked: %q, %v", msg, err)
+	if msg, err := (SyncResult{Name: n, Status: "pruned"}).Said(s); err != nil || !strings.HasPrefix(msg, "Removed acme/guard, which ") {
+		t.Errorf("pruned: %q, %v", msg, err)
 	}
 	if msg, err := (SyncResult{Name: n, Status: "installed"}).Said(s); msg != "Installed acme/guard" || err != nil {
 		t.Errorf("installed: %q, %v", msg, err)

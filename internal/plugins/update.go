@@ -65,7 +65,7 @@ func (in *Installer) specFromEntry(n Name, e LockEntry, ref, accept string) (Spe
 	if e.Path != "" {
 		accept += " --path " + e.Path
 	}
-	if err := in.checkLockSource("plugin "+n.String(), e.Source, accept); err != nil {
+	if err := in.checkLockSource("plugin "+n.String(), e.Source, accept, in.Scope.installedSource(n)); err != nil {
 		return Spec{}, err
 	}
 	s, err := ParseSpec(e.Source, in.GitBase, "/")
@@ -308,28 +308,25 @@ type SyncResult struct {
 
 // SyncOptions tune Sync.
 type SyncOptions struct {
-	// Prune removes installed plugins that are not in the lock file.
-	Prune bool
 	// HiddenUnicode is AddRequest.HiddenUnicode for every plugin put in
 	// place: the lock came with the repository, so its plugins are
 	// scanned as any other (SPEC §17).
 	HiddenUnicode scan.Mode
 }
 
-// Sync makes the scope's plugins match its lock file exactly: missing
-// plugins are installed and differing ones replaced, each at its locked
-// commit, scanned and checked against its locked content hash before the
-// swap. Plugins not in the lock are left alone (reported as unlocked)
-// unless o.Prune. One entry's failure does not stop the others. The lock
-// file is not changed.
+// Sync makes the scope's plugins match its lock file exactly, like npm
+// ci: missing plugins are installed and differing ones replaced, each at
+// its locked commit, scanned and checked against its locked content hash
+// before the swap, and plugins the lock does not name are removed (their
+// data kept): the lock is what a teammate's pull says the set is, and
+// plugin add writes every plugin the user adds into it. One entry's
+// failure does not stop the others. The lock file is not changed.
 func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, err error) {
-	// A frozen lock (the policy's require.lock) is what is installed,
-	// exactly, like npm ci: plugins it does not name go.
-	// A policy that cannot be read refuses everything (fail closed).
+	// A policy that cannot be read refuses everything (fail closed); a
+	// frozen lock (require.lock) changes nothing here: install is the one
+	// command it allows.
 	var frozen *Refusal
-	if err := in.frozen(); errors.As(err, &frozen) {
-		o.Prune = true
-	} else if err != nil {
+	if err := in.frozen(); err != nil && !errors.As(err, &frozen) {
 		return nil, err
 	}
 	end, err := in.begin(ctx)
@@ -365,11 +362,11 @@ func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, e
 		if _, ok := lock.Plugins[n.String()]; ok {
 			continue
 		}
-		r := SyncResult{Name: n, Status: "unlocked"}
-		if o.Prune {
-			if r.Err = in.removeOne(n, true); r.Err == nil {
-				r.Status = "pruned"
-			}
+		r := SyncResult{Name: n, Status: "failed"}
+		if r.Err = in.removeOne(n, true); r.Err == nil {
+			r.Status = "pruned"
+		} else {
+			r.Err = fmt.Errorf("remove %s, which the lock no longer names: %w", n, r.Err)
 		}
 		out = append(out, r)
 	}
