@@ -103,7 +103,7 @@ func LockCheck(s Scope) audit.Check {
 			add(RuleDriftLeftover, audit.Note, dir, 0, "leftover of an interrupted command; the next plugin command cleans it")
 		}
 	}
-	if s.Location == Local {
+	if _, err := os.Lstat(s.Root); err == nil && s.Location == Local {
 		// quiver ignores .quiver/plugins/ in git (writeGitignore): a
 		// repository that tracks it brings folders that claim to be what
 		// the lock says.

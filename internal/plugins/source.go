@@ -65,7 +65,12 @@ func normalHostPath(scheme, host, p string) string {
 			segs = append(segs, s)
 		}
 	}
-	p = strings.TrimSuffix(strings.Join(segs, "/"), ".git")
+	p = strings.Join(segs, "/")
+	// ".git" in any case, any number of times: hosts serve x.GIT and
+	// x.git.git as x.
+	for len(p) > 4 && strings.EqualFold(p[len(p)-4:], ".git") {
+		p = p[:len(p)-4]
+	}
 	return NormalHost(scheme, host) + "/" + p
 }
 
@@ -74,7 +79,8 @@ func normalHostPath(scheme, host, p string) string {
 // "0443" as 443), dropped when it is the scheme's default; a fully
 // qualified name's final dot dropped; an IPv4 address in any form the C
 // resolver takes (127.1, 0x7f.0.0.1, 2130706433, 0177.0.0.1) as its
-// dotted quad; an IPv6 address in its canonical form. A port that is not
+// dotted quad; an IPv6 address in its canonical form (an IPv4-mapped
+// one as its IPv4 address). A port that is not
 // a number is kept as written (nothing can dial it).
 func NormalHost(scheme, host string) string {
 	host = strings.ToLower(host)
@@ -88,7 +94,13 @@ func NormalHost(scheme, host string) string {
 	switch {
 	case strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]"):
 		if a, err := netip.ParseAddr(name[1 : len(name)-1]); err == nil {
-			name = "[" + a.String() + "]"
+			// An IPv4-mapped address (::ffff:127.0.0.1) is dialled as
+			// the IPv4 address it carries.
+			if a = a.Unmap(); a.Is4() {
+				name = a.String()
+			} else {
+				name = "[" + a.String() + "]"
+			}
 		}
 	default:
 		name = strings.TrimSuffix(name, ".")

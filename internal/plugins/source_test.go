@@ -52,7 +52,11 @@ func TestNormalSourceReadsHostsAsTheDialerDoes(t *testing.T) {
 		{"https://2130706433/evil/x", "127.0.0.1/evil/x"},
 		{"https://0x7f000001:0443/evil/x", "127.0.0.1/evil/x"},
 		{"https://[0:0:0::1]:443/evil/x", "[::1]/evil/x"},
-		{"https://[::FFFF:127.0.0.1]/evil/x", "[::ffff:127.0.0.1]/evil/x"},
+		{"https://[::FFFF:127.0.0.1]/evil/x", "127.0.0.1/evil/x"},
+		{"http://[::ffff:7f00:1]:8080/evil/x", "127.0.0.1:8080/evil/x"},
+		{"https://[::1]/evil/x", "[::1]/evil/x"},
+		{"https://github.com/evil/x.GIT", "github.com/evil/x"},
+		{"https://github.com/evil/x.git.git", "github.com/evil/x"},
 		{"git@0x7f.1:evil/x.git", "127.0.0.1/evil/x"},
 		// Not addresses: host names stay host names.
 		{"https://1.2.3.com/evil/x", "1.2.3.com/evil/x"},

@@ -3,6 +3,7 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
+	"github.com/quiver-cli/quiver/internal/plugins/policy"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
 
@@ -33,10 +35,11 @@ func (s Silence) String() string { return safefs.Visible(s.File) + ": " + s.Reas
 // Silenced lists the settings that keep the agent of site from running
 // quiver's entries or servers there, nil for none.
 func (w *Wirer) Silenced(site Site) []Silence {
-	if site.Agent.silenced == nil {
-		return nil
+	out := append(w.guardSilences(site), envSilences(w, site)...)
+	if site.Agent.silenced != nil {
+		out = append(out, site.Agent.silenced(w, site)...)
 	}
-	return site.Agent.silenced(w, site)
+	return out
 }
 
 // settingsDoc reads one of an agent's settings files as the agent reads
@@ -417,6 +420,146 @@ func opencodeSilenced(w *Wirer, site Site) []Silence {
 		}
 		if verdict != nil {
 			out = append(out, *verdict)
+		}
+	}
+	return out
+}
+
+// guardSilences is what keeps the agent of site from running quiver's
+// guards although its configuration seems to call quiver: an event that
+// can block (PreToolUse, a prompt) whose entries do not hold one exactly
+// as quiver writes it, for the quiver it writes (the bare name, or the
+// command this machine's record names) with or without --allow-rewrites.
+// A repository can commit an entry that runs its own program as
+// "./evil/quiver hook run --format claude before_tool_call", one marked
+// async (which cannot block), one whose matcher lets every tool by, one
+// with an env of its own, or one without the tail that blocks when quiver
+// cannot start: each counts as not wired for that event. Timeouts are not
+// compared (quiver sets them from the installed hooks).
+func (w *Wirer) guardSilences(site Site) []Silence {
+	ag := site.Agent
+	if ag.hookFile != nil {
+		return nil
+	}
+	data, ok, err := ReadConfig(site.Config)
+	if err != nil || !ok {
+		return nil
+	}
+	doc, err := wiring.ParseDoc(data, ag.Syntax)
+	if err != nil {
+		return nil
+	}
+	commands := []string{"quiver"}
+	if rec, err := wiring.ReadRecord(site.Record); err == nil {
+		if e := rec.Agents[ag.Name]; e != nil && e.Command != "" && e.Command != "quiver" {
+			commands = append(commands, e.Command)
+		}
+	}
+	var out []Silence
+	for _, ev := range ag.Events() {
+		if !core(ev) || !ag.guards(ev) {
+			continue
+		}
+		forms := map[string]bool{}
+		for _, c := range commands {
+			ag.addForms(forms, ev, c, false)
+			ag.addForms(forms, ev, c, true)
+		}
+		elems, err := doc.Array(ag.keys(ev)...)
+		if err != nil {
+			continue
+		}
+		exact, looks := false, ""
+		for _, el := range elems {
+			if forms[withoutTimeouts(el)] {
+				exact = true
+				break
+			}
+			wiring.CommandsRun(el, func(cmd string) bool {
+				if looks == "" && ag.Writes(cmd) {
+					looks = cmd
+				}
+				return false
+			})
+		}
+		if exact {
+			continue
+		}
+		switch first := firstWord(looks); {
+		case looks == "":
+			out = append(out, Silence{site.Config, fmt.Sprintf("no entry calls quiver for %s: its guards do not run there", ev.Native)})
+		case !slices.Contains(commands, first):
+			out = append(out, Silence{site.Config, fmt.Sprintf("the %s entry runs %s, not the quiver quiver wired: quiver's guards do not run there", ev.Native, safefs.Visible(first))})
+		default:
+			out = append(out, Silence{site.Config, fmt.Sprintf("the %s entry is not as quiver writes it (its matcher, fields or tail differ): it may not run quiver's guards, or not block; quiver agent install %s%s writes it again", ev.Native, ag.Name, flagFor(site.Scope.Location))})
+		}
+	}
+	return out
+}
+
+// firstWord is the program a command line runs, unquoted.
+func firstWord(cmd string) string {
+	if strings.HasPrefix(cmd, "'") {
+		if end := strings.Index(cmd[1:], "' "); end >= 0 {
+			return strings.ReplaceAll(cmd[1:end+1], `'\''`, "'")
+		}
+	}
+	word, _, _ := strings.Cut(cmd, " ")
+	return word
+}
+
+// hookEnv reports a variable an agent's settings would set for the hooks
+// it runs that changes which quiver runs or what it reads: quiver's own
+// (QUIVER_HOME, QUIVER_PROJECT_DIR, ...), and those that change what a
+// command line runs or loads (PATH, LD_PRELOAD, BASH_ENV, ...), or the
+// shell Claude Code wraps hooks in (CLAUDE_CODE_SHELL_PREFIX).
+func hookEnv(name string) bool {
+	n := strings.ToUpper(name)
+	return strings.HasPrefix(n, "QUIVER_") || n == "CLAUDE_CODE_SHELL_PREFIX" || policy.Loader(name)
+}
+
+// envSilences reads the variables the project's files give the agent's
+// hooks (Claude Code's settings env, in the project's committed settings
+// and personal settings; Gemini CLI's .gemini/.env and .env, which it
+// loads into its own environment): one that changes which quiver runs or
+// what it reads silences the user's guards, the global ones included, and
+// is reported. The user's own and managed settings are theirs.
+func envSilences(w *Wirer, site Site) []Silence {
+	if w.Layout.Local == nil {
+		return nil
+	}
+	p := w.Layout.ProjectDir
+	var out []Silence
+	add := func(file, name, how string) {
+		out = append(out, Silence{file, fmt.Sprintf("%s sets %s for the hooks %s runs: they would run another quiver, or read other guards and trust, than yours", how, name, site.Agent.Title)})
+	}
+	switch site.Agent {
+	case Claude:
+		for _, f := range []string{filepath.Join(p, claudeSettings), filepath.Join(p, ".claude", "settings.local.json")} {
+			d := settingsDoc(f, wiring.JSON)
+			if d == nil {
+				continue
+			}
+			var env map[string]json.RawMessage
+			json.Unmarshal(d.Get("env"), &env)
+			for _, k := range slices.Sorted(maps.Keys(env)) {
+				if hookEnv(k) {
+					add(f, k, "env")
+				}
+			}
+		}
+	case Gemini:
+		for _, f := range []string{filepath.Join(p, ".gemini", ".env"), filepath.Join(p, ".env")} {
+			data, err := safefs.ReadFile(f, safefs.MaxMeta)
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				line = strings.TrimPrefix(strings.TrimSpace(line), "export ")
+				if k, _, ok := strings.Cut(line, "="); ok && hookEnv(strings.TrimSpace(k)) {
+					add(f, strings.TrimSpace(k), "it")
+				}
+			}
 		}
 	}
 	return out

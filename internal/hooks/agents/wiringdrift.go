@@ -81,17 +81,55 @@ func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 		fs = append(fs, w.entryDrift(site, entry)...)
 		fs = append(fs, w.memberDrift(site, entry)...)
 		fs = append(fs, linkDrift(site, entry)...)
-		for _, sl := range w.Silenced(site) {
-			fs = append(fs, audit.Finding{Rule: RuleAgentSilenced, Severity: audit.Error, File: sl.File,
-				Message: fmt.Sprintf("%s is wired, but this setting keeps it from running what quiver wired: %s", ag.Title, sl.Reason)})
-		}
+		fs = append(fs, w.silencedFindings(site)...)
 		if len(fs) > 0 {
 			drifted++
 		}
 		c.Findings = append(c.Findings, fs...)
 	}
+	// A configuration that calls quiver with no record of this machine
+	// (a project a teammate wired, a fresh CI checkout) is judged by its
+	// content alone: what in it keeps quiver's guards from running.
+	committed := 0
+	for _, ag := range All() {
+		if rec.Agents[ag.Name] != nil {
+			continue
+		}
+		site := w.Site(ag, s.Location == plugins.Global)
+		fs := w.silencedFindings(site)
+		if data, ok, err := ReadConfig(site.Config); err == nil && ok {
+			if calls, _ := WiredIn(ag, data); calls || len(fs) > 0 {
+				committed++
+			}
+		}
+		c.Findings = append(c.Findings, fs...)
+	}
 	c.Message = fmt.Sprintf("%d wired agent(s), %d changed since quiver wired them", wired, drifted)
+	if committed > 0 {
+		c.Message += fmt.Sprintf("; %d more call quiver from the project's files", committed)
+	}
 	return c
+}
+
+// silencedFindings are the Silenced findings of the agent of site, while
+// its configuration calls quiver at all (one that does not is reported
+// as such, not as silenced).
+func (w *Wirer) silencedFindings(site Site) []audit.Finding {
+	if site.Agent.hookFile == nil {
+		data, ok, err := ReadConfig(site.Config)
+		if err != nil || !ok {
+			return nil
+		}
+		if wired, _ := WiredIn(site.Agent, data); !wired {
+			return nil
+		}
+	}
+	var out []audit.Finding
+	for _, sl := range w.Silenced(site) {
+		out = append(out, audit.Finding{Rule: RuleAgentSilenced, Severity: audit.Error, File: sl.File,
+			Message: fmt.Sprintf("%s is wired, but this keeps it from running what quiver wired: %s", site.Agent.Title, sl.Reason)})
+	}
+	return out
 }
 
 // installAgain is the command that writes the agent's entries again as
@@ -195,13 +233,7 @@ func editedEntries(ag *Agent, doc *wiring.Doc, command string, allowRewrites boo
 			byKeys[k] = a
 			arrays = append(arrays, a)
 		}
-		a.forms[withoutTimeouts(ag.entry(ag, ev, ag.commandWith(command, ev, allowRewrites, ""), Timeout))] = true
-		if ag.asyncEntry != nil {
-			a.forms[withoutTimeouts(ag.entry(ag, ev, ag.commandWith(command, ev, allowRewrites, "--async-elsewhere"), Timeout))] = true
-			for _, k := range []struct{ flag, field string }{{"--async-only", "async"}, {"--async-rewake", "asyncRewake"}} {
-				a.forms[withoutTimeouts(ag.asyncEntry(ag, ev, ag.commandWith(command, ev, allowRewrites, k.flag), Timeout, k.field))] = true
-			}
-		}
+		ag.addForms(a.forms, ev, command, allowRewrites)
 	}
 	var out []string
 	for _, a := range arrays {
@@ -218,6 +250,19 @@ func editedEntries(ag *Agent, doc *wiring.Doc, command string, allowRewrites boo
 		}
 	}
 	return out
+}
+
+// addForms adds to forms the entries quiver writes for ev with command,
+// in the canonical form of withoutTimeouts: the ordinary one, and, for an
+// agent that runs background handlers itself, the ones beside it.
+func (a *Agent) addForms(forms map[string]bool, ev Event, command string, allowRewrites bool) {
+	forms[withoutTimeouts(a.entry(a, ev, a.commandWith(command, ev, allowRewrites, ""), Timeout))] = true
+	if a.asyncEntry != nil {
+		forms[withoutTimeouts(a.entry(a, ev, a.commandWith(command, ev, allowRewrites, "--async-elsewhere"), Timeout))] = true
+		for _, k := range []struct{ flag, field string }{{"--async-only", "async"}, {"--async-rewake", "asyncRewake"}} {
+			forms[withoutTimeouts(a.asyncEntry(a, ev, a.commandWith(command, ev, allowRewrites, k.flag), Timeout, k.field))] = true
+		}
+	}
 }
 
 // withoutTimeouts is a JSON value in a canonical form, without the

@@ -14,14 +14,18 @@ import (
 // not parse, or is not a mapping, is an error; the body is still returned.
 func ParseFrontmatter(data []byte) (map[string]any, string, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // BOM
+	// After "---" Claude Code's expression (/^---\s*\n/) takes any of
+	// JavaScript's white space (jsSpace): "---" and a no-break space, \v,
+	// U+2028 or U+FEFF opens frontmatter for Claude, so it does here too,
+	// where the keys Claude will read (hooks, mcpServers) are judged.
 	first, rest, ok := cutLine(data)
-	if !ok || string(bytes.TrimRight(first, " \t\r")) != "---" {
+	if !ok || string(bytes.TrimRightFunc(first, jsSpace)) != "---" {
 		return nil, string(data), nil
 	}
 	var yamlPart []byte
 	for off := 0; ; {
 		line, after, more := cutLine(rest[off:])
-		if string(bytes.TrimRight(line, " \t\r")) == "---" {
+		if string(bytes.TrimRightFunc(line, jsSpace)) == "---" {
 			yamlPart = rest[:off]
 			rest = after
 			break

@@ -216,3 +216,15 @@ func FuzzParseFrontmatter(f *testing.F) {
 		}
 	})
 }
+
+// Frontmatter opens and closes where Claude Code's expression finds it:
+// "---" followed by any of JavaScript's white space (the re-attack of
+// issue 42, F7).
+func TestParseFrontmatterOpensAsClaudeReadsIt(t *testing.T) {
+	for _, sp := range []string{"", " ", "\t", "\u00a0", "\v", "\f", "\u2028", "\ufeff", "\r"} {
+		fm, _, err := ParseFrontmatter([]byte("---" + sp + "\nname: x\nhooks: {}\n---" + sp + "\nbody\n"))
+		if err != nil || fm["hooks"] == nil {
+			t.Errorf("%q after ---: %v, %v", sp, fm, err)
+		}
+	}
+}

@@ -27,10 +27,27 @@ var (
 )
 
 var installTransport = sync.OnceFunc(func() {
-	c := githttp.NewClient(&http.Client{Transport: limitedTransport{http.DefaultTransport}})
+	c := githttp.NewClient(&http.Client{Transport: limitedTransport{http.DefaultTransport}, CheckRedirect: sameOrigin})
 	client.InstallProtocol("http", c)
 	client.InstallProtocol("https", c)
 })
+
+// sameOrigin follows a redirect only within the scheme, host and port the
+// fetch was asked for (a repository renamed on its host, as GitHub
+// redirects it): everything quiver judges about a source (the policy's
+// sources rules, a lock's https-only rule, where a token may go) is about
+// the URL asked for, so a redirect to another host, or from https to
+// http, would fetch what no rule saw. It is refused, naming where it led.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return fmt.Errorf("stopped after %d redirects", len(via))
+	}
+	first := via[0].URL
+	if !strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(req.URL.Host, first.Host) {
+		return fmt.Errorf("%s redirects to %s://%s, which quiver does not follow (no rule judged that source); if the repository moved, use its new URL", first.Host, req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}
 
 // limitedTransport caps every response body it passes to go-git.
 type limitedTransport struct{ next http.RoundTripper }

@@ -114,3 +114,25 @@ func gitIn(t *testing.T, dir string) func(stdin string, args ...string) string {
 		return strings.TrimSpace(string(out))
 	}
 }
+
+// A redirect to another host or scheme is refused: the rules judged the
+// URL asked for (the re-attack of issue 42, F6); one within the host (a
+// renamed repository) is followed.
+func TestSameOriginRedirects(t *testing.T) {
+	req := func(u string) *http.Request {
+		r, err := http.NewRequest("GET", u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	from := []*http.Request{req("https://github.com/acme/old.git/info/refs")}
+	if err := sameOrigin(req("https://github.com/acme/new.git/info/refs"), from); err != nil {
+		t.Errorf("a redirect within the host: %v", err)
+	}
+	for _, to := range []string{"https://evil.example/acme/x.git/info/refs", "http://github.com/acme/new.git/info/refs", "https://github.com:8443/x"} {
+		if err := sameOrigin(req(to), from); err == nil {
+			t.Errorf("a redirect to %s was followed", to)
+		}
+	}
+}

@@ -313,25 +313,42 @@ func handlers(root string) (out []handler, problems []string) {
 // server's headersHelper), its URL and transport, and the names of the
 // variables its env sets that change what a command line runs.
 type server struct {
-	name, commandLine, helper, url, transport, file string
-	loaders                                         []string
+	kind, name, commandLine, helper, url, transport, file string
+	loaders, specs                                        []string
 }
 
-// servers lists the MCP servers of the plugin folder root, named
-// <org>-<plugin>-<server> as agents without a plugin namespace name them.
+// servers lists the servers of the plugin folder root that an agent will
+// start or reach, named <org>-<plugin>-<server> as agents without a plugin
+// namespace name them: its MCP servers, and its LSP servers, which are
+// programs an agent starts as much as a stdio MCP server is, and are
+// judged by the same rules.
 func servers(n plugins.Name, root string) (out []server, problems []string) {
 	parts := plugins.ReadFolderParts(root)
 	if _, ok, err := plugins.ReadClaudeManifest(root); ok && err != nil {
 		problems = append(problems, fmt.Sprintf("the manifest, which may declare MCP servers: %v", err))
 	}
+	type declared struct {
+		kind string
+		plugins.Server
+	}
+	var all []declared
 	for _, s := range parts.MCP {
+		all = append(all, declared{"MCP", s})
+	}
+	for _, s := range parts.LSP {
+		all = append(all, declared{"LSP", s})
+	}
+	for _, s := range all {
 		def, err := s.Def()
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("MCP server %s: %v", s.Name, err))
+			problems = append(problems, fmt.Sprintf("%s server %s: %v", s.kind, s.Name, err))
 			continue
 		}
-		sv := server{name: n.Org() + "-" + n.Repo() + "-" + s.Name, url: def.URL, helper: def.HeadersHelper,
+		sv := server{kind: s.kind, name: n.Org() + "-" + n.Repo() + "-" + s.Name, url: def.URL, helper: def.HeadersHelper,
 			file: filepath.Join(root, filepath.FromSlash(s.From))}
+		if s.kind == "LSP" {
+			sv.url = "" // an LSP server is a program, whatever else it says
+		}
 		if def.Command != "" {
 			// stdio whatever type says (SPEC §17).
 			sv.transport = "stdio"
@@ -348,7 +365,7 @@ func servers(n plugins.Name, root string) (out []server, problems []string) {
 		out = append(out, sv)
 	}
 	for _, pr := range parts.Problems {
-		if strings.Contains(pr, "mcp") || strings.Contains(pr, "MCP") {
+		if strings.Contains(pr, "mcp") || strings.Contains(pr, "MCP") || strings.Contains(pr, "lsp") || strings.Contains(pr, "LSP") {
 			problems = append(problems, pr)
 		}
 	}
@@ -408,7 +425,7 @@ func (p *Policy) mcpViolations(n plugins.Name, root string) []violation {
 			}
 			for _, s := range ss {
 				if ok, why := s.admitted(allow); !ok {
-					v := refuse(RuleMCPDenied, f, "mcp.allow", "plugin %s: MCP server %s (%s) is not allowed by mcp.allow (%s)", n, s.name, safefs.Visible(cmpOr(s.commandLine, s.url)), listed(allow))
+					v := refuse(RuleMCPDenied, f, "mcp.allow", "plugin %s: %s server %s (%s) is not allowed by mcp.allow (%s)", n, s.kind, s.name, safefs.Visible(cmpOr(s.commandLine, s.url)), listed(allow))
 					if why != "" {
 						v.Message += ": " + why
 					}
@@ -423,7 +440,7 @@ func (p *Policy) mcpViolations(n plugins.Name, root string) []violation {
 			}
 			for _, s := range ss {
 				if !slices.Contains(ts, s.transport) {
-					v := refuse(RuleMCPTransportDenied, f, "mcp.transports", "plugin %s: MCP server %s uses transport %s, not allowed by mcp.transports (%s)", n, s.name, safefs.Visible(s.transport), listed(ts))
+					v := refuse(RuleMCPTransportDenied, f, "mcp.transports", "plugin %s: %s server %s uses transport %s, not allowed by mcp.transports (%s)", n, s.kind, s.name, safefs.Visible(s.transport), listed(ts))
 					v.in = s.file
 					out = append(out, v)
 				}
@@ -450,9 +467,11 @@ func (s server) admitted(allow []string) (bool, string) {
 		return false, ""
 	case s.commandLine != "" && !matchesOne(func(pat string) bool { return MatchText(pat, s.commandLine) }):
 		return false, ""
+	case s.commandLine != "" && !matchesOne(func(pat string) bool { return MatchCommandLine(pat, s.commandLine) }):
+		return false, "a pattern's * would stand for the plugin's own folder or a package spec that names other code (file:, git+, an alias, a URL), which decides what runs; name the server itself (" + s.name + ") to allow it"
 	case s.url != "" && !matchesOne(func(pat string) bool { return matchURL(pat, s.url) }):
 		return false, ""
-	case s.helper != "" && !matchesOne(func(pat string) bool { return MatchText(pat, s.helper) }):
+	case s.helper != "" && !matchesOne(func(pat string) bool { return MatchCommandLine(pat, s.helper) }):
 		return false, fmt.Sprintf("its headersHelper %q runs a program no pattern names", safefs.Visible(s.helper))
 	case len(s.loaders) > 0:
 		return false, fmt.Sprintf("its env sets %s, which changes what its command line runs; name the server itself (%s) to allow it", strings.Join(s.loaders, ", "), s.name)

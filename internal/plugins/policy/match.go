@@ -104,7 +104,9 @@ func normalSourcePattern(v string) string {
 		v = v[:i]
 	}
 	v = strings.TrimRight(v, "/")
-	v = strings.TrimSuffix(v, ".git")
+	for strings.HasSuffix(v, ".git") {
+		v = strings.TrimSuffix(v, ".git")
+	}
 	host, rest, found := strings.Cut(v, "/")
 	if strings.Contains(host, "*") || strings.HasPrefix(v, "local:") {
 		return v
@@ -114,4 +116,62 @@ func normalSourcePattern(v string) string {
 		return host + "/" + rest
 	}
 	return host
+}
+
+// spanTokens are what the text a "*" of an mcp.allow command-line pattern
+// stands for may not hold: a reference to the plugin's own folders, which
+// hold code the plugin ships, and the package-spec forms that make a package runner fetch or run
+// something else than the package the pattern names (npm-package-arg's
+// file:, link:, git+, aliases, tarball URLs; uv's git+ and paths alike):
+// "npx -y @modelcontextprotocol/*" admits
+// "npx -y @modelcontextprotocol/server-memory", never
+// "...server-memory@file:${CLAUDE_PLUGIN_ROOT}/pkg". A pattern that
+// names such a form itself ("uvx --from git+https://github.com/oraios/serena serena")
+// admits it: the text is the pattern's, not the wildcard's.
+var spanTokens = []string{"${CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_DATA", "file:", "link:", "npm:", "git+", "git:", "github:", "gitlab:", "bitbucket:", "gist:", "@http", "@ssh", "@/", "@.", "@~"}
+
+// MatchCommandLine reports whether an mcp.allow pattern admits a command
+// line: MatchText, with no "*" standing for text that holds one of
+// spanTokens.
+func MatchCommandLine(pattern, s string) bool {
+	// end[j] is the first position past a token starting at or after j:
+	// a "*" that starts at j may stand for s[j:k] only for k < end[j].
+	end := make([]int, len(s)+2)
+	end[len(s)] = len(s) + 1
+	end[len(s)+1] = len(s) + 1
+	for j := len(s) - 1; j >= 0; j-- {
+		end[j] = end[j+1]
+		for _, t := range spanTokens {
+			if strings.HasPrefix(s[j:], t) && j+len(t) < end[j] {
+				end[j] = j + len(t)
+			}
+		}
+	}
+	// ok[j]: pattern[i:] matches s[j:], for i from the end, one row at a
+	// time.
+	ok := make([]bool, len(s)+1)
+	ok[len(s)] = true
+	for i := len(pattern) - 1; i >= 0; i-- {
+		next := ok
+		ok = make([]bool, len(s)+1)
+		if pattern[i] == '*' {
+			// nearest[j] is the first k >= j with next[k].
+			nearest := make([]int, len(s)+2)
+			nearest[len(s)+1] = len(s) + 1
+			for k := len(s); k >= 0; k-- {
+				nearest[k] = nearest[k+1]
+				if next[k] {
+					nearest[k] = k
+				}
+			}
+			for j := 0; j <= len(s); j++ {
+				ok[j] = nearest[j] <= len(s) && nearest[j] < end[j]
+			}
+			continue
+		}
+		for j := len(s) - 1; j >= 0; j-- {
+			ok[j] = next[j+1] && pattern[i] == s[j]
+		}
+	}
+	return ok[0]
 }
