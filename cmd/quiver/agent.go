@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/agents"
+	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/term"
 )
 
@@ -279,6 +280,22 @@ type serverExecOptions struct {
 }
 
 func (a *App) runServerExec(o serverExecOptions) error {
+	if strings.Contains(a.projectFlag, "${") {
+		// An agent that did not expand its variable for the project
+		// (Cursor's ${workspaceFolder}): the project is found below.
+		a.projectFlag = ""
+	}
+	if !o.Global && a.projectFlag == "" && a.Getenv("QUIVER_PROJECT_DIR") == "" {
+		// A committed configuration names no project (issue 43): it is
+		// the one that holds .quiver, from the folder the agent started
+		// the server in up.
+		if wd, err := a.Getwd(); err == nil {
+			home, _ := plugins.Home(a.Getenv)
+			if d := plugins.ProjectHolding(wd, home); d != "" {
+				a.projectFlag = d
+			}
+		}
+	}
 	names, l, err := a.namedIn(o.Plugin)
 	if err != nil {
 		return err

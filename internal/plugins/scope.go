@@ -272,3 +272,25 @@ func ProjectDir(flag, env, wd string) (string, error) {
 		d = parent
 	}
 }
+
+// ProjectHolding is the nearest folder from wd up that holds a project's
+// .quiver folder, "" for none; home (the user's, whose ~/.quiver is the
+// global scope) and the folders above it are no project. quiver mcp exec
+// finds its project so when a committed configuration names none: the
+// agent starts the server in its session's folder, which may be a
+// subfolder of the project.
+func ProjectHolding(wd, home string) string {
+	for d := filepath.Clean(wd); ; {
+		if home != "" && d == filepath.Clean(home) {
+			return ""
+		}
+		if fi, err := os.Lstat(filepath.Join(d, ".quiver")); err == nil && fi.IsDir() {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}

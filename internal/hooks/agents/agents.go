@@ -95,6 +95,10 @@ type Agent struct {
 	// Settings are keys quiver sets when absent for hooks to work (a
 	// format version, a switch), as dotted paths and JSON values.
 	Settings []Setting
+	// ProjectVar is the agent's own variable for its project that it
+	// expands in a server's arguments ("" for none): how a committed file
+	// names the project on every machine (Cursor's ${workspaceFolder}).
+	ProjectVar string
 	// RootEnv are the variables, in order, in which the agent tells its
 	// hooks the session's project folder; RootInput the input fields
 	// (a string, or a list whose first string counts).

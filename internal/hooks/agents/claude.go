@@ -656,7 +656,7 @@ func viewServers(site Site, p plugins.Plugin, quiver string) claudeServers {
 		}
 		if len(uc.Values) > 0 && strings.Contains(string(s.Config), "${"+plugins.VarUserConfig) {
 			if d, err := s.Def(); err == nil && d.Stdio() {
-				argv := mcpExec(quiver, site, p.Name, s.Name)
+				argv := mcpExecAt(quiver, site, p.Name, s.Name)
 				def, _ = json.Marshal(map[string]any{"command": argv[0], "args": argv[1:]})
 			}
 		}

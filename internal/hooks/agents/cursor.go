@@ -24,7 +24,10 @@ var Cursor = &Agent{
 		{"stop", agentStop},
 		{"subagentStop", agentStop},
 	},
-	RootInput:   []string{"workspace_roots", "cwd"},
+	RootInput: []string{"workspace_roots", "cwd"},
+	// Cursor expands it in a server's arguments, and starts servers in
+	// no folder one can count on (often the home folder).
+	ProjectVar:  "${workspaceFolder}",
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".cursor/skills",
 	SkillsToo:   []string{".agents/skills"},

@@ -411,9 +411,29 @@ func refersTo(d plugins.ServerDef) []string {
 }
 
 // mcpExec is the command line that starts a plugin's server through
-// quiver: the scope and project named explicitly, so the agent's working
-// folder decides nothing.
+// quiver, in a file the agent reads at site. The user's own scope is named
+// (-g). A project's files are committed and read on every teammate's
+// machine, so its server names no path of this one (issue 43): the
+// project is the agent's own variable for it where the agent expands one
+// in a server's arguments (Cursor's ${workspaceFolder}), and otherwise
+// what quiver mcp exec finds from the folder the agent starts the server
+// in (the session's, in every agent measured), up to the project that
+// holds .quiver. Either way mcp exec checks trust, the fingerprint and
+// the policy of that project before it starts anything.
 func mcpExec(quiver string, site Site, p plugins.Name, server string) []string {
+	argv := []string{quiver, "mcp", "exec"}
+	switch {
+	case site.Scope.Location == plugins.Global:
+		argv = append(argv, "-g")
+	case site.Agent.ProjectVar != "":
+		argv = append(argv, "--project", site.Agent.ProjectVar)
+	}
+	return append(argv, p.String(), server)
+}
+
+// mcpExecAt is mcpExec for a file of this machine only (Claude Code's
+// view of a plugin, in quiver's machine folder): the project by its path.
+func mcpExecAt(quiver string, site Site, p plugins.Name, server string) []string {
 	argv := []string{quiver, "mcp", "exec"}
 	if site.Scope.Location == plugins.Global {
 		argv = append(argv, "-g")
