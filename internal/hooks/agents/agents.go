@@ -95,6 +95,11 @@ type Agent struct {
 	// Settings are keys quiver sets when absent for hooks to work (a
 	// format version, a switch), as dotted paths and JSON values.
 	Settings []Setting
+	// fileProblem says why the agent would not read its configuration
+	// file data at all though it parses ("" when it would): Claude Code
+	// skips a settings file one key of which its schema rejects. nil for
+	// an agent that reads what parses.
+	fileProblem func(data []byte) string
 	// ProjectVar is the agent's own variable for its project that it
 	// expands in a server's arguments ("" for none): how a committed file
 	// names the project on every machine (Cursor's ${workspaceFolder}).

@@ -48,6 +48,7 @@ var Claude = &Agent{
 	partFiles:   claudePartFiles,
 	cleanup:     claudeCleanup,
 	caveat:      claudeCaveat,
+	fileProblem: claudeSettingsProblem,
 	silenced:    claudeSilenced,
 }
 

@@ -266,6 +266,19 @@ func claudeSilenced(w *Wirer, site Site) []Silence {
 	if disabledBy != "" {
 		out = append(out, Silence{disabledBy, "disableAllHooks is true: Claude Code runs no hook, quiver's included"})
 	}
+	// A settings file Claude skips whole takes what quiver keeps there
+	// with it: the hooks of the user's file, the plugins the personal
+	// file enables (the configuration itself is judged by WiredIn).
+	for _, l := range layers {
+		if l.managed || l.file == site.Config {
+			continue
+		}
+		if data, err := safefs.ReadFile(l.file, safefs.MaxMeta); err == nil {
+			if p := claudeSettingsProblem(data); p != "" && (l.file == claudeEnabled(w, site) || l.file == claudeUserSettings(w)) {
+				out = append(out, Silence{l.file, "Claude Code skips this whole file (" + p + "): what quiver keeps there (hooks, enabled plugins, marketplaces) does not load"})
+			}
+		}
+	}
 	// The views quiver enables, and where: the user's settings for the
 	// user's plugins, the project's personal settings for the project's.
 	rec, err := wiring.ReadRecord(site.Record)

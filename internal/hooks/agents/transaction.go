@@ -431,6 +431,11 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 	if err != nil {
 		return Installed{}, err
 	}
+	if ag.fileProblem != nil {
+		if p := ag.fileProblem(data); p != "" {
+			return Installed{}, fmt.Errorf("%s: %s would skip this whole file, so no entry of quiver's would run: %s; fix it, and it was left as it was", site.Config, ag.Title, p)
+		}
+	}
 	prev := rec.Agents[ag.Name]
 	var created []string
 	createdFile := !existed
@@ -990,6 +995,11 @@ func WiredIn(ag *Agent, data []byte) (bool, string) {
 	d, err := wiring.ParseDoc(data, ag.Syntax)
 	if err != nil {
 		return false, err.Error()
+	}
+	if ag.fileProblem != nil {
+		if p := ag.fileProblem(data); p != "" {
+			return false, ag.Title + " skips this whole file, quiver's entries with it: " + p
+		}
 	}
 	// Only an entry that answers its own event counts: one that runs
 	// another event's answer, or only the background handlers (which

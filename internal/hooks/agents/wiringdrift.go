@@ -115,16 +115,24 @@ func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 // its configuration calls quiver at all (one that does not is reported
 // as such, not as silenced).
 func (w *Wirer) silencedFindings(site Site) []audit.Finding {
+	var out []audit.Finding
 	if site.Agent.hookFile == nil {
 		data, ok, err := ReadConfig(site.Config)
 		if err != nil || !ok {
 			return nil
 		}
+		if site.Agent.fileProblem != nil {
+			if p := site.Agent.fileProblem(data); p != "" {
+				// The agent skips the whole file: nothing of quiver's
+				// in it runs.
+				return []audit.Finding{{Rule: RuleAgentSilenced, Severity: audit.Error, File: site.Config,
+					Message: fmt.Sprintf("%s skips this whole file, quiver's entries with it: %s", site.Agent.Title, p)}}
+			}
+		}
 		if wired, _ := WiredIn(site.Agent, data); !wired {
 			return nil
 		}
 	}
-	var out []audit.Finding
 	for _, sl := range w.Silenced(site) {
 		out = append(out, audit.Finding{Rule: RuleAgentSilenced, Severity: audit.Error, File: sl.File,
 			Message: fmt.Sprintf("%s is wired, but this keeps it from running what quiver wired: %s", site.Agent.Title, sl.Reason)})
