@@ -492,6 +492,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 	if err := rec.Write(site.Record); err != nil {
 		return Installed{}, fmt.Errorf("record %s: %w", site.Record, err)
 	}
+	w.syncExcludes(site.Scope, rec)
 	foreign := 0
 	if filepath.Base(site.Config) == "quiver.json" {
 		if data, ok, err := ReadConfig(site.Config); err == nil && ok {
@@ -606,6 +607,7 @@ func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
 		if err := rec.Write(site.Record); err != nil {
 			return removed, err
 		}
+		w.syncExcludes(site.Scope, rec)
 		removed = true
 	}
 	return removed, nil
@@ -777,12 +779,13 @@ func (w *Wirer) Sync(ctx context.Context) error {
 	var errs []error
 	for _, s := range w.Layout.Scopes() {
 		path := filepath.Join(s.MachineDir(), wiring.RecordFile)
-		if _, err := os.Lstat(path); err != nil {
-			continue
-		}
 		rec, err := wiring.ReadRecord(path)
 		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		adopted := w.adopt(s, rec)
+		if len(rec.Names()) == 0 {
 			continue
 		}
 		if len(rec.Names()) > 0 {
@@ -827,13 +830,118 @@ func (w *Wirer) Sync(ctx context.Context) error {
 			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native) != before
 			unlock()
 		}
-		if changed {
+		if changed || adopted {
 			if err := rec.Write(path); err != nil {
 				errs = append(errs, err)
 			}
 		}
+		w.syncExcludes(s, rec)
 	}
 	return errors.Join(errs...)
+}
+
+// syncExcludes keeps out of the project's git what quiver keeps for the
+// agents of scope s (a project's) that only this machine should have: the
+// copies and generated files in the agents' folders, and Claude Code's
+// personal settings (.claude/settings.local.json) where quiver enables
+// plugins (wiring.SyncExcludes). A failure costs a cleaner git status,
+// never the wiring: it is not an error.
+func (w *Wirer) syncExcludes(s plugins.Scope, rec *wiring.Record) {
+	if s.Location != plugins.Local || w.Layout.Local == nil {
+		return
+	}
+	project := w.Layout.ProjectDir
+	var paths []string
+	for _, name := range rec.Names() {
+		entry := rec.Agents[name]
+		for _, l := range entry.Links {
+			paths = append(paths, l.Path)
+		}
+		for _, f := range entry.Files {
+			if filepath.Base(f.Path) != "settings.local.json" || len(f.Members) == 0 {
+				continue
+			}
+			if rel, err := filepath.Rel(project, f.Path); err == nil && !strings.HasPrefix(rel, "..") {
+				paths = append(paths, filepath.ToSlash(rel))
+			}
+		}
+	}
+	wiring.SyncExcludes(project, paths)
+}
+
+// adopt records, for a project, the agents whose committed configuration
+// calls quiver as quiver writes it for its bare name, though no record of
+// this machine says quiver wired them: a teammate wired them and
+// committed the file (issue 43). The teammate's quiver then owns them as
+// the author's does: it syncs their folders (copies of what this user
+// trusted, once they trust it), updates quiver's entries in place and
+// removes them at agent remove, never taking another entry for its own.
+// It reports whether it recorded any.
+func (w *Wirer) adopt(s plugins.Scope, rec *wiring.Record) bool {
+	if s.Location != plugins.Local {
+		return false
+	}
+	adopted := false
+	for _, ag := range All() {
+		if rec.Agents[ag.Name] != nil {
+			continue
+		}
+		site := w.Site(ag, false)
+		if CheckConfigPath(site) != nil {
+			continue
+		}
+		data, ok, err := ReadConfig(site.Config)
+		if err != nil || !ok {
+			continue
+		}
+		entry := &wiring.AgentRecord{Config: site.Config, Command: "quiver"}
+		switch {
+		case ag.hookFile != nil:
+			switch {
+			case bytes.Equal(data, ag.hookFile(ag, "quiver", false)):
+			case bytes.Equal(data, ag.hookFile(ag, "quiver", true)):
+				entry.AllowRewrites = true
+			default:
+				continue
+			}
+			entry.Hash = wiring.DataHash(data)
+		default:
+			if wired, _ := WiredIn(ag, data); !wired || !w.callsBareQuiver(site, data) {
+				continue
+			}
+			entry.AllowRewrites = bytes.Contains(data, []byte(" --allow-rewrites "))
+		}
+		if rec.Agents == nil {
+			rec.Agents = map[string]*wiring.AgentRecord{}
+		}
+		rec.Agents[ag.Name] = entry
+		adopted = true
+	}
+	return adopted
+}
+
+// callsBareQuiver reports a configuration whose every entry of quiver's
+// runs the bare quiver, as a project's does (a path of another machine,
+// or a program of the repository's, is no wiring to adopt).
+func (w *Wirer) callsBareQuiver(site Site, data []byte) bool {
+	d, err := wiring.ParseDoc(data, site.Agent.Syntax)
+	if err != nil {
+		return false
+	}
+	bare, any := true, false
+	for _, ev := range site.Agent.Events() {
+		elems, _ := d.Array(site.Agent.keys(ev)...)
+		for _, el := range elems {
+			wiring.CommandsRun(el, func(cmd string) bool {
+				if site.Agent.Writes(cmd) {
+					any = true
+					bare = bare && firstWord(cmd) == "quiver"
+				}
+				return false
+			})
+		}
+	}
+	return any && bare
 }
 
 // syncEntries re-writes the agent's hook entries for what is installed

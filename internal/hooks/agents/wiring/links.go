@@ -84,40 +84,46 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 				if taken(rel) {
 					continue
 				}
-				if _, err := os.Lstat(filepath.Join(base, rel)); err == nil {
-					if l, ours := prevAt[rel]; !ours || !isOurs(base, l) {
-						continue // someone else's file: never touched
-					}
-				}
-				if it.Render != nil {
+				var w want
+				switch {
+				case it.Render != nil:
 					data, err := it.Render(n)
 					if err != nil {
 						warnings = append(warnings, fmt.Sprintf("%s is not written into %s: %v", it.Name, d.Dir, err))
 						placed = true
-						break
 					}
-					wanted[rel] = want{item: it.Name, copy: true, data: data, hash: dataHash(data)}
-					order = append(order, rel)
-					placed = true
-					break
-				}
-				if it.Copy {
+					w = want{item: it.Name, copy: true, data: data, hash: dataHash(data)}
+				case it.Copy:
 					sum, err := itemHash(it.Path, it.Root)
 					if err != nil {
 						warnings = append(warnings, fmt.Sprintf("%s is not copied into %s: %v", it.Name, d.Dir, err))
 						placed = true
-						break
 					}
-					wanted[rel] = want{item: it.Name, copy: true, from: it.Path, root: it.Root, hash: sum}
-					order = append(order, rel)
-					placed = true
+					w = want{item: it.Name, copy: true, from: it.Path, root: it.Root, hash: sum}
+				default:
+					target := it.Path
+					if r, err := filepath.Rel(filepath.Join(base, filepath.Dir(rel)), it.Path); err == nil {
+						target = r
+					}
+					w = want{target: target, item: it.Name}
+				}
+				if placed {
 					break
 				}
-				target := it.Path
-				if r, err := filepath.Rel(filepath.Join(base, filepath.Dir(rel)), it.Path); err == nil {
-					target = r
+				if _, err := os.Lstat(filepath.Join(base, rel)); err == nil {
+					if l, ours := prevAt[rel]; !ours || !isOurs(base, l) {
+						// A file that is exactly what quiver would put
+						// there is quiver's, whoever's record says so (a
+						// teammate's clone, issue 43); anything else is
+						// someone else's and never touched.
+						as := Link{Path: rel, Target: w.target, Hash: w.hash, Item: it.Name}
+						if !isOurs(base, as) {
+							continue
+						}
+						prevAt[rel] = as
+					}
 				}
-				wanted[rel] = want{target: target, item: it.Name}
+				wanted[rel] = w
 				order = append(order, rel)
 				placed = true
 				break

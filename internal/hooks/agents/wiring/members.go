@@ -56,9 +56,10 @@ type MemberSync struct {
 // SyncMembers makes quiver's members of one file match want. A member
 // quiver owns (in prev, still holding the value recorded) is updated or,
 // when no longer wanted, removed; one the user has since edited becomes
-// theirs and stays. A wanted name that holds a value quiver does not own
-// is left as it is, with a warning: quiver never overwrites the user's
-// entry. Objects quiver creates on the way are recorded in created (as
+// theirs and stays. A wanted name that already holds exactly what quiver
+// would write is quiver's, whoever's record says so (a teammate's clone
+// of a file quiver wrote, issue 43); one that holds anything else is left
+// as it is, with a warning: quiver never overwrites the user's entry. Objects quiver creates on the way are recorded in created (as
 // with hook entries) and removed when they end up empty; a file quiver
 // created (createdFile) is deleted when nothing else is left.
 func SyncMembers(data []byte, syntax Syntax, want []Member, prev []Owned, created []string, createdFile bool) (MemberSync, error) {
@@ -110,7 +111,10 @@ func SyncMembers(data []byte, syntax Syntax, want []Member, prev []Owned, create
 					return MemberSync{}, err
 				}
 			}
-		case valueHash(cur) == hash && mine:
+		case valueHash(cur) == hash:
+			// What quiver would write, by content: quiver's on every
+			// machine (a teammate's clone of a file quiver wrote), not
+			// only on the one whose record says so.
 		default:
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s is already set, not by quiver; left as it is", strings.Join(m.Keys, ".")))
 			continue

@@ -97,7 +97,10 @@ func SyncTOMLMembers(data []byte, want []Member, prev []Owned, createdFile bool)
 		case mine && tomlHash(cur) == o.Hash:
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s is no longer written as quiver wrote it; left as yours", strings.Join(m.Keys, ".")))
 			continue
-		case mine && tomlHash(cur) == hash:
+		case tomlHash(cur) == hash:
+			// What quiver would write, by content: quiver's on every
+			// machine (a teammate's clone of a file quiver wrote), not
+			// only on the one whose record says so.
 		default:
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s is already set, not by quiver; left as it is", strings.Join(m.Keys, ".")))
 			continue

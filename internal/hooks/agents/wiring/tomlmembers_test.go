@@ -104,7 +104,6 @@ func TestSyncTOMLMembersLeavesTheUsers(t *testing.T) {
 	quivers := `{"command":"quivers"}`
 	for name, file := range map[string]string{
 		"table":         "[mcp_servers.x]\ncommand = \"users\"\n",
-		"same value":    "[mcp_servers.x]\ncommand = \"quivers\"\n",
 		"inline":        "mcp_servers.x = { command = \"users\" }\n",
 		"under parent":  "[mcp_servers]\nx = { command = \"users\" }\n",
 		"dotted":        "[mcp_servers]\nx.command = \"users\"\n",
@@ -115,6 +114,13 @@ func TestSyncTOMLMembersLeavesTheUsers(t *testing.T) {
 		if err != nil || s.Changed || len(s.Owned) != 0 || len(s.Warnings) != 1 {
 			t.Errorf("%s: took over the user's table (%v): %s %v %v", name, err, s.Data, s.Owned, s.Warnings)
 		}
+	}
+	// A table that holds exactly what quiver would write is quiver's, with
+	// no record of this machine's: a teammate's clone of the file quiver
+	// wrote (issue 43).
+	same := "[mcp_servers.x]\ncommand = \"quivers\"\n"
+	if s, err := SyncTOMLMembers([]byte(same), servers("x", quivers), nil, false); err != nil || s.Changed || len(s.Owned) != 1 || len(s.Warnings) != 0 {
+		t.Errorf("same value: %v %s %v %v", err, s.Data, s.Owned, s.Warnings)
 	}
 	prev := []Owned{{Keys: []string{"mcp_servers", "x"}, Hash: valueHash(json.RawMessage(quivers))}}
 	// The user edited quiver's table: it is theirs now.
