@@ -153,6 +153,13 @@ func (w *Wirer) syncFile(site Site, f FileMembers, rec wiring.FileRecord) (wirin
 		return wiring.FileRecord{Path: rec.Path}, nil
 	}
 	createdFile := rec.CreatedFile || (!existed && len(rec.Members) == 0)
+	if existed && len(rec.Members) == 0 && len(rec.Created) == 0 && !rec.CreatedFile && plugins.InsideRoot(rec.Path, site.Base) && site.Scope.Location == plugins.Local {
+		// A project's file holding quiver's members that this machine
+		// never recorded writing: a teammate's clone. What quiver would
+		// have created there is inferred from the content, so that this
+		// machine takes out the same as the author's does.
+		rec.Created, createdFile = wiring.InferCreated(data, f.Syntax, f.TOML, f.Members)
+	}
 	var s wiring.MemberSync
 	if f.TOML {
 		s, err = wiring.SyncTOMLMembers(data, f.Members, rec.Members, createdFile)
