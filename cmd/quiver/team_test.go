@@ -56,7 +56,9 @@ func (tm *teammate) git(dir string, args ...string) string {
 
 // status is git status --porcelain of the clone, untracked files
 // included: what quiver left for the teammate to commit.
-func (tm *teammate) status() string { return tm.git("", "status", "--porcelain", "--untracked-files=all") }
+func (tm *teammate) status() string {
+	return tm.git("", "status", "--porcelain", "--untracked-files=all")
+}
 
 // TestTeamReproducesTheSameSet plays issue 43's story: Alice adds a
 // plugin that carries a hook, an MCP server, a subagent, a command and a
