@@ -94,3 +94,10 @@ func trackedByGit(dir string, paths []string) (map[string]bool, error) {
 	}
 	return out, nil
 }
+
+// TrackedByGit reports which of paths (absolute, under dir) the git
+// repository around dir tracks, read from its index by quiver-git
+// (trackedByGit): a folder counts when any file under it is tracked.
+func TrackedByGit(dir string, paths []string) (map[string]bool, error) {
+	return trackedByGit(dir, paths)
+}

@@ -46,6 +46,8 @@ var WiringRules = []audit.Rule{
 		Description: "A member quiver keeps in an agent's file (an MCP server, a plugin route) is gone or edited"},
 	{ID: RuleAgentLinkChanged, Severity: audit.Warning,
 		Description: "A skill, command or subagent quiver keeps in an agent's folder is gone or replaced"},
+	{ID: RuleAgentMachinePath, Severity: audit.Error,
+		Description: "A committed agent file names a path of the machine that wrote it (quiver by an absolute path, mcp exec --project /path, an installed plugin's path), or is Claude Code's personal settings"},
 	{ID: RuleAgentSilenced, Severity: audit.Error, SecuritySeverity: "8.0",
 		Description: "A setting in an agent's files keeps it from running what quiver wired (Claude Code's disableAllHooks, Gemini CLI's hooksConfig.enabled, ...)"},
 }
@@ -103,6 +105,9 @@ func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 			}
 		}
 		c.Findings = append(c.Findings, fs...)
+	}
+	if s.Location == plugins.Local {
+		c.Findings = append(c.Findings, w.PortabilityCheck()...)
 	}
 	c.Message = fmt.Sprintf("%d wired agent(s), %d changed since quiver wired them", wired, drifted)
 	if committed > 0 {
