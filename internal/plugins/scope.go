@@ -274,8 +274,9 @@ func ProjectDir(flag, env, wd string) (string, error) {
 }
 
 // ProjectHolding is the nearest folder from wd up that holds a project's
-// .quiver folder, "" for none; home (the user's, whose ~/.quiver is the
-// global scope) and the folders above it are no project. quiver mcp exec
+// .quiver folder, "" for none; it goes no higher than the top of the git
+// work tree wd is in, nor to home (the user's, whose ~/.quiver is the
+// global scope). quiver mcp exec
 // finds its project so when a committed configuration names none: the
 // agent starts the server in its session's folder, which may be a
 // subfolder of the project.
@@ -286,6 +287,11 @@ func ProjectHolding(wd, home string) string {
 		}
 		if fi, err := os.Lstat(filepath.Join(d, ".quiver")); err == nil && fi.IsDir() {
 			return d
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			// The top of a work tree: a repository cloned inside a
+			// project is not that project, as everywhere in quiver.
+			return ""
 		}
 		parent := filepath.Dir(d)
 		if parent == d {

@@ -72,17 +72,8 @@ func claudeSettingsProblem(data []byte) string {
 			return `"hooks" is not an object of events`
 		}
 		for _, ev := range []string{"PreToolUse", "PermissionRequest"} {
-			groups, _ := events[ev].([]any)
-			for _, g := range groups {
-				gm, _ := g.(map[string]any)
-				hs, _ := gm["hooks"].([]any)
-				for _, h := range hs {
-					hm, _ := h.(map[string]any)
-					t, _ := hm["type"].(string)
-					if t != "command" && t != "http" && !format.NativeType(t) {
-						return fmt.Sprintf("a %s handler of type %q, which Claude Code cannot load for a guard", ev, t)
-					}
-				}
+			if p := guardGroupsProblem(events[ev]); p != "" {
+				return fmt.Sprintf("a %s group %s, which Claude Code cannot load for a guard", ev, p)
 			}
 		}
 	}
@@ -240,3 +231,90 @@ func schemaAccepts(d map[string]any, v any) bool {
 // sameJSON reports whether two decoded JSON values are equal (an enum's
 // members are strings, numbers and booleans).
 func sameJSON(a, b any) bool { return a == b }
+
+// guardGroupsProblem says what of the matcher groups v of a guard event
+// (PreToolUse, PermissionRequest) Claude Code 2.1.328 cannot load ("" for
+// nothing): it refuses to run without a guard it cannot load, and skips
+// the whole settings file (measured: a handler without its command, a
+// command that is not a string, an http handler without its url, a
+// timeout that is not a number, an unknown onFailure, a matcher that is
+// not a string, hooks that are not a list).
+func guardGroupsProblem(v any) string {
+	if v == nil {
+		return ""
+	}
+	groups, ok := v.([]any)
+	if !ok {
+		return "list that is not one"
+	}
+	str := func(m map[string]any, k string, required bool) bool {
+		x, ok := m[k]
+		if !ok {
+			return !required
+		}
+		s, isStr := x.(string)
+		return isStr && (!required || s != "")
+	}
+	for _, g := range groups {
+		gm, ok := g.(map[string]any)
+		if !ok {
+			return "that is not an object"
+		}
+		if !str(gm, "matcher", false) {
+			return "whose matcher is not a string"
+		}
+		hs, ok := gm["hooks"].([]any)
+		if !ok {
+			return "whose hooks are not a list"
+		}
+		for _, h := range hs {
+			hm, ok := h.(map[string]any)
+			if !ok {
+				return "with a handler that is not an object"
+			}
+			t, _ := hm["type"].(string)
+			switch {
+			case t == "command":
+				if _, exec := hm["args"]; !str(hm, "command", true) {
+					return "with a command handler without its command"
+				} else if exec {
+					if args, ok := hm["args"].([]any); !ok || slices.ContainsFunc(args, func(a any) bool { _, s := a.(string); return !s }) {
+						return "with a command handler whose args are not strings"
+					}
+				}
+			case t == "http":
+				if !str(hm, "url", true) {
+					return "with an http handler without its url"
+				}
+			case t == "prompt" || t == "agent":
+				if !str(hm, "prompt", true) {
+					return "with a " + t + " handler without its prompt"
+				}
+			case format.NativeType(t):
+			default:
+				return fmt.Sprintf("with a handler of type %q", t)
+			}
+			if x, ok := hm["timeout"]; ok {
+				if f, isNum := x.(float64); !isNum || f <= 0 {
+					return "with a timeout that is not a positive number"
+				}
+			}
+			if x, ok := hm["onFailure"]; ok && x != "continue" && x != "block" {
+				return "with an onFailure that is neither continue nor block"
+			}
+			for _, k := range []string{"async", "asyncRewake", "once"} {
+				if x, ok := hm[k]; ok {
+					if _, isBool := x.(bool); !isBool {
+						return "with " + k + " that is not true or false"
+					}
+				}
+			}
+			for _, k := range []string{"if", "statusMessage", "shell"} {
+				if !str(hm, k, false) {
+					return "with " + k + " that is not a string"
+				}
+			}
+		}
+	}
+	return ""
+}

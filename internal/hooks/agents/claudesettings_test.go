@@ -56,6 +56,15 @@ func TestClaudeSettingsProblem(t *testing.T) {
 		`{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "bogus"}]}]}}`:                             false,
 		`{"hooks": {"PreToolUse": [{"hooks": [{"type": "bogus"}]}]}}`:                                   true,
 		`{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "x"}]}]}}`: false,
+		// The second re-attack's, A3: each makes Claude skip the file.
+		`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}`:                                                                                       true,
+		`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": 5}]}]}}`:                                                                         true,
+		`{"hooks": {"PreToolUse": [{"hooks": [{"type": "http"}]}]}}`:                                                                                          true,
+		`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": "x"}]}]}}`:                                                       true,
+		`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "onFailure": "zzz"}]}]}}`:                                                   true,
+		`{"hooks": {"PreToolUse": [{"matcher": 5, "hooks": [{"type": "command", "command": "x"}]}]}}`:                                                         true,
+		`{"hooks": {"PreToolUse": [{"hooks": "x"}]}}`:                                                                                                         true,
+		`{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "x", "timeout": 600, "onFailure": "block", "async": false}]}]}}`: false,
 		`[]`: true,
 		`{}`: false,
 	} {

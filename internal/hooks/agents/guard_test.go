@@ -109,3 +109,12 @@ func TestStableQuiver(t *testing.T) {
 		}
 	}
 }
+
+// A .env is read as dotenv reads it (the second re-attack, A4).
+func TestDotenvKeys(t *testing.T) {
+	got := dotenvKeys([]byte("# c\nA=1\r\nexport B = 2\nQUIVER_HOME: /tmp/x\rC=3\n  D=\nnot a line\n=x\n"))
+	want := []string{"A", "B", "QUIVER_HOME", "C", "D"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("dotenvKeys = %v, want %v", got, want)
+	}
+}

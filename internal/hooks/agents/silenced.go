@@ -1,13 +1,16 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -451,15 +454,8 @@ func opencodeSilenced(w *Wirer, site Site) []Silence {
 // compared (quiver sets them from the installed hooks).
 func (w *Wirer) guardSilences(site Site) []Silence {
 	ag := site.Agent
-	if ag.hookFile != nil {
-		return nil
-	}
 	data, ok, err := ReadConfig(site.Config)
 	if err != nil || !ok {
-		return nil
-	}
-	doc, err := wiring.ParseDoc(data, ag.Syntax)
-	if err != nil {
 		return nil
 	}
 	commands := []string{"quiver"}
@@ -467,6 +463,21 @@ func (w *Wirer) guardSilences(site Site) []Silence {
 		if e := rec.Agents[ag.Name]; e != nil && e.Command != "" && e.Command != "quiver" {
 			commands = append(commands, e.Command)
 		}
+	}
+	if ag.hookFile != nil {
+		// The whole file is quiver's program: it is quiver's only as
+		// quiver writes it (a committed one that calls anything else
+		// runs no guard).
+		for _, c := range commands {
+			if bytes.Equal(data, ag.hookFile(ag, c, false)) || bytes.Equal(data, ag.hookFile(ag, c, true)) {
+				return nil
+			}
+		}
+		return []Silence{{site.Config, "the plugin is not the one quiver writes (edited, or committed by another hand): it may not run quiver's guards; quiver agent install " + ag.Name + flagFor(site.Scope.Location) + " writes it again once you remove it"}}
+	}
+	doc, err := wiring.ParseDoc(data, ag.Syntax)
+	if err != nil {
+		return nil
 	}
 	var out []Silence
 	for _, ev := range ag.Events() {
@@ -482,9 +493,16 @@ func (w *Wirer) guardSilences(site Site) []Silence {
 		if err != nil {
 			continue
 		}
-		exact, looks := false, ""
+		exact, looks, short := false, "", ""
 		for _, el := range elems {
 			if forms[withoutTimeouts(el)] {
+				// Timeouts are quiver's to set from the hooks, but one
+				// shorter than the least quiver writes lets the agent kill
+				// quiver mid-guard, which it takes as no answer.
+				if t := shortestTimeout(el); t >= 0 && time.Duration(t*float64(ag.TimeoutUnit)) < minEntryTimeout {
+					short = fmt.Sprintf("%g", t)
+					continue
+				}
 				exact = true
 				break
 			}
@@ -499,6 +517,8 @@ func (w *Wirer) guardSilences(site Site) []Silence {
 			continue
 		}
 		switch first := firstWord(looks); {
+		case short != "":
+			out = append(out, Silence{site.Config, fmt.Sprintf("the %s entry's timeout (%s) is shorter than quiver's least (%s): the agent would stop quiver before its guards answer, and go on; quiver agent install %s%s writes it again", ev.Native, short, minEntryTimeout, ag.Name, flagFor(site.Scope.Location))})
 		case looks == "":
 			out = append(out, Silence{site.Config, fmt.Sprintf("no entry calls quiver for %s: its guards do not run there", ev.Native)})
 		case !slices.Contains(commands, first):
@@ -508,6 +528,34 @@ func (w *Wirer) guardSilences(site Site) []Silence {
 		}
 	}
 	return out
+}
+
+// shortestTimeout is the least number under a key that says timeout in
+// the element el, -1 for none.
+func shortestTimeout(el json.RawMessage) float64 {
+	var v any
+	if json.Unmarshal(el, &v) != nil {
+		return -1
+	}
+	least := -1.0
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if f, ok := e.(float64); ok && strings.Contains(strings.ToLower(k), "timeout") && (least < 0 || f < least) {
+					least = f
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return least
 }
 
 // firstWord is the program a command line runs, unquoted.
@@ -562,18 +610,75 @@ func envSilences(w *Wirer, site Site) []Silence {
 			}
 		}
 	case Gemini:
-		for _, f := range []string{filepath.Join(p, ".gemini", ".env"), filepath.Join(p, ".env")} {
+		// Gemini loads the first .gemini/.env or .env from the folder it
+		// starts in up: any of the project's may be the one.
+		for _, f := range dotenvFiles(p) {
 			data, err := safefs.ReadFile(f, safefs.MaxMeta)
 			if err != nil {
 				continue
 			}
-			for _, line := range strings.Split(string(data), "\n") {
-				line = strings.TrimPrefix(strings.TrimSpace(line), "export ")
-				if k, _, ok := strings.Cut(line, "="); ok && hookEnv(strings.TrimSpace(k)) {
-					add(f, strings.TrimSpace(k), "it")
+			for _, k := range dotenvKeys(data) {
+				if hookEnv(k) {
+					add(f, k, "it")
 				}
 			}
 		}
 	}
 	return out
+}
+
+// dotenvFiles are the .env and .gemini/.env files of the project at p
+// (its folders, to a bounded depth, without .git, node_modules and the
+// installed plugins).
+func dotenvFiles(p string) []string {
+	var out []string
+	filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.IsDir() {
+			rel, _ := filepath.Rel(p, path)
+			switch {
+			case e.Name() == ".git" || e.Name() == "node_modules" || rel == filepath.Join(".quiver", "plugins"),
+				strings.Count(rel, string(filepath.Separator)) > 8:
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.Name() == ".env" && e.Type().IsRegular() {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out
+}
+
+// dotenvKeys are the variables a .env file sets, read as the dotenv
+// package Gemini CLI uses reads it: lines end at \n, \r\n or a lone \r;
+// a line is [export] NAME = value or NAME: value.
+func dotenvKeys(data []byte) []string {
+	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimLeft(line, " \t\f\v")
+		if rest, ok := strings.CutPrefix(line, "export"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			line = strings.TrimLeft(rest, " \t")
+		}
+		n := 0
+		for n < len(line) && (line[n] == '_' || line[n] == '.' || line[n] == '-' || isWordByte(line[n])) {
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		sep := strings.TrimLeft(line[n:], " \t")
+		if strings.HasPrefix(sep, "=") || strings.HasPrefix(sep, ":") {
+			out = append(out, line[:n])
+		}
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

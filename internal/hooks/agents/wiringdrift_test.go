@@ -61,7 +61,8 @@ func TestDriftCheck(t *testing.T) {
 
 			if ag.hookFile != nil {
 				write(append(clean, "\n// and something of the user's\n"...))
-				expect("program edited", RuleAgentEntriesChanged+" "+rel, "not the one quiver wrote")
+				// An edited program may run no guard: silenced too.
+				expect("program edited", RuleAgentEntriesChanged+" "+rel+"\n"+RuleAgentSilenced+" "+rel, "not the one quiver wrote")
 			} else {
 				// One event's entry removed: lost.
 				ev := ag.Events()[0]

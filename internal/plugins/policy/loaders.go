@@ -33,6 +33,10 @@ func Loader(name string) bool {
 		"CONTAINER", "GIT_", "LUA_", "PHP", "COMPOSER_", "DOTNET_", "NUGET_", "R_", "JULIA_", "ERL_",
 		"ELIXIR_", "MIX_", "HEX_", "DART_", "PUB_", "FLUTTER_", "SWIFT", "GHC", "CABAL_", "STACK_",
 		"NIX_", "MALLOC_", "GLIBC_", "BASH_FUNC_",
+		// Version managers, whose shims pick the program a bare name
+		// runs (asdf's and mise's npx, pyenv's python).
+		"ASDF_", "MISE_", "RTX_", "PYENV", "NODENV", "RBENV", "NVM_", "VOLTA_", "FNM_", "JENV", "PLENV",
+		"SDKMAN", "PROTO_", "DIRENV", "PIXI_", "RYE_", "HATCH_", "N_PREFIX", "TFENV", "GOENV", "AQUA_",
 	} {
 		if strings.HasPrefix(n, p) {
 			return true

@@ -10,6 +10,7 @@ func TestLoader(t *testing.T) {
 		"ENV", "XDG_CONFIG_HOME", "HTTPS_PROXY", "https_proxy", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
 		"SSL_CERT_FILE", "UV_INDEX_URL", "PIP_INDEX_URL", "GOFLAGS", "GOPROXY", "DOCKER_HOST", "GIT_EXEC_PATH",
 		"BUN_INSTALL", "DENO_DIR", "CLASSPATH", "BASH_FUNC_npx%%",
+		"ASDF_DATA_DIR", "MISE_DATA_DIR", "PYENV_VERSION", "NODENV_VERSION", "NVM_DIR", "VOLTA_HOME",
 	} {
 		if !Loader(name) {
 			t.Errorf("Loader(%q) = false", name)

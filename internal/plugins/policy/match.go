@@ -118,35 +118,84 @@ func normalSourcePattern(v string) string {
 	return host
 }
 
-// spanTokens are what the text a "*" of an mcp.allow command-line pattern
-// stands for may not hold: a reference to the plugin's own folders, which
-// hold code the plugin ships, and the package-spec forms that make a package runner fetch or run
-// something else than the package the pattern names (npm-package-arg's
-// file:, link:, git+, aliases, tarball URLs; uv's git+ and paths alike):
-// "npx -y @modelcontextprotocol/*" admits
-// "npx -y @modelcontextprotocol/server-memory", never
-// "...server-memory@file:${CLAUDE_PLUGIN_ROOT}/pkg". A pattern that
-// names such a form itself ("uvx --from git+https://github.com/oraios/serena serena")
-// admits it: the text is the pattern's, not the wildcard's.
-var spanTokens = []string{"${CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_DATA", "file:", "link:", "npm:", "git+", "git:", "github:", "gitlab:", "bitbucket:", "gist:", "@http", "@ssh", "@/", "@.", "@~"}
+// A "*" of an mcp.allow command-line pattern stands for no text that
+// names other code than the pattern does (MatchCommandLine): "npx -y
+// @modelcontextprotocol/*" admits "npx -y @modelcontextprotocol/server-memory"
+// and "...server-memory@1.2.3", never "...server-memory@file:${CLAUDE_PLUGIN_ROOT}/pkg",
+// "...@npm:evil", "...@HTTP://host/x.tgz", "...@evil/repo" (GitHub) or
+// "...@evil.tgz". What a "*" stands for may not hold:
+//
+//   - a reference to the plugin's own folders (${CLAUDE_PLUGIN_ROOT},
+//     ${CLAUDE_PLUGIN_DATA}), which hold code the plugin ships;
+//   - a colon, in any case and form: every scheme a package runner takes
+//     (file:, link:, npm:, git+ssh:, github:, https:) and scp-like
+//     git@host:path has one;
+//   - an "@" inside a word (a package's version) followed by anything but
+//     a version or a tag: a path (evil/repo, ./pkg, ~/x), or a file name
+//     of an archive (x.tgz, x.tar.gz).
+//
+// A pattern that names such a form itself
+// ("uvx --from git+https://github.com/oraios/serena serena *") admits it:
+// the text is the pattern's, not the wildcard's.
 
-// MatchCommandLine reports whether an mcp.allow pattern admits a command
-// line: MatchText, with no "*" standing for text that holds one of
-// spanTokens.
-func MatchCommandLine(pattern, s string) bool {
-	// end[j] is the first position past a token starting at or after j:
-	// a "*" that starts at j may stand for s[j:k] only for k < end[j].
+// spanForbidden returns, for each position of s, the end of the nearest
+// forbidden text that starts there or later (len(s)+1 for none): a "*"
+// starting at j may stand for s[j:k] only for k < end[j].
+func spanForbidden(s string) []int {
+	lower := strings.ToLower(s)
 	end := make([]int, len(s)+2)
 	end[len(s)] = len(s) + 1
 	end[len(s)+1] = len(s) + 1
 	for j := len(s) - 1; j >= 0; j-- {
 		end[j] = end[j+1]
-		for _, t := range spanTokens {
-			if strings.HasPrefix(s[j:], t) && j+len(t) < end[j] {
-				end[j] = j + len(t)
+		at := func(n int) {
+			if j+n < end[j] {
+				end[j] = j + n
 			}
 		}
+		switch {
+		case s[j] == ':':
+			at(1)
+		case strings.HasPrefix(lower[j:], "${claude_plugin_root"), strings.HasPrefix(lower[j:], "${claude_plugin_data"):
+			at(len("${claude_plugin_root"))
+		case s[j] == '@' && j > 0 && s[j-1] != ' ' && !versionWord(wordAt(s, j+1)):
+			at(1)
+		}
 	}
+	return end
+}
+
+// wordAt is the text of s from i to the next white space.
+func wordAt(s string, i int) string {
+	if e := strings.IndexAny(s[i:], " \t"); e >= 0 {
+		return s[i : i+e]
+	}
+	return s[i:]
+}
+
+// versionWord reports a package version, range or tag: letters, digits
+// and . + - ^ ~ < > = * | x, no path and no archive's name.
+func versionWord(w string) bool {
+	if w == "" {
+		return false
+	}
+	l := strings.ToLower(w)
+	if strings.HasSuffix(l, ".tgz") || strings.HasSuffix(l, ".tar") || strings.HasSuffix(l, ".tar.gz") || strings.HasSuffix(l, ".zip") {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".+-^~<>=*|", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// MatchCommandLine reports whether an mcp.allow pattern admits a command
+// line: MatchText, with no "*" standing for text that names other code
+// (see above).
+func MatchCommandLine(pattern, s string) bool {
+	end := spanForbidden(s)
 	// ok[j]: pattern[i:] matches s[j:], for i from the end, one row at a
 	// time.
 	ok := make([]bool, len(s)+1)

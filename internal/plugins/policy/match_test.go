@@ -180,6 +180,17 @@ func TestMatchCommandLine(t *testing.T) {
 		"npx -y @modelcontextprotocol/x ${HOME}":                                    true,
 		"npx -y @modelcontextprotocol/x ${CLAUDE_PLUGIN_ROOT}/evil.js":              false,
 		"npx -y @modelcontextprotocol/x@./pkg":                                      false,
+		"npx -y @modelcontextprotocol/x@HTTP://127.0.0.1:18090/x.tgz":               false,
+		"npx -y @modelcontextprotocol/x@NPM:evil":                                   false,
+		"npx -y @modelcontextprotocol/x@Npm:evil":                                   false,
+		"npx -y @modelcontextprotocol/x@evil/repo":                                  false,
+		"npx -y @modelcontextprotocol/x@evil.tgz":                                   false,
+		"npx -y @modelcontextprotocol/x@GIT+https://e/x.git":                        false,
+		"npx -y @modelcontextprotocol/x@git@host:evil/x":                            false,
+		"npx -y @modelcontextprotocol/x@FILE:/tmp/x":                                false,
+		"npx -y @modelcontextprotocol/x@${Claude_Plugin_Root}/x":                    false,
+		"npx -y @modelcontextprotocol/x@^1.2.0":                                     true,
+		"npx -y @modelcontextprotocol/x@latest --root /srv @scope/arg":              true,
 	} {
 		if got := MatchCommandLine(pat, s); got != want {
 			t.Errorf("MatchCommandLine(%q, %q) = %v, want %v", pat, s, got, want)
