@@ -562,16 +562,17 @@ const (
 // by default (the user's own configuration, read by an agent that may
 // start with another PATH than the shell's: an IDE, a GUI): its absolute
 // path with links followed, unless it will not be there later (a go run
-// build, a test binary, anything under the temporary folder tmp), when
-// ok is false and the bare name stays. A project's configuration, which
-// the team commits, always names quiver by its bare name.
+// build, in a go-build folder of tmp, the temporary folder, or a test
+// binary), when ok is false and the bare name stays. A project's
+// configuration, which the team commits, always names quiver by its bare
+// name.
 func StableQuiver(exe, tmp string) (path string, ok bool) {
 	real, err := filepath.EvalSymlinks(exe)
 	if err != nil || !filepath.IsAbs(real) {
 		return "", false
 	}
 	if t, err := filepath.EvalSymlinks(tmp); err == nil && tmp != "" {
-		if rel, err := filepath.Rel(t, real); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel, err := filepath.Rel(t, real); err == nil && strings.HasPrefix(rel, "go-build") {
 			return "", false
 		}
 	}

@@ -92,7 +92,8 @@ func TestStableQuiver(t *testing.T) {
 	os.MkdirAll(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "quiver"), []byte("x"), 0o755)
 	os.Symlink(filepath.Join(bin, "quiver"), filepath.Join(home, "q-link"))
-	os.WriteFile(filepath.Join(tmp, "quiver"), []byte("x"), 0o755)
+	os.MkdirAll(filepath.Join(tmp, "go-build123", "b001", "exe"), 0o755)
+	os.WriteFile(filepath.Join(tmp, "go-build123", "b001", "exe", "quiver"), []byte("x"), 0o755)
 	for exe, want := range map[string]string{
 		filepath.Join(bin, "quiver"):      filepath.Join(bin, "quiver"),
 		filepath.Join(home, "q-link"):     filepath.Join(bin, "quiver"),
