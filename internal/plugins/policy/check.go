@@ -314,7 +314,7 @@ func handlers(root string) (out []handler, problems []string) {
 // variables its env sets that change what a command line runs.
 type server struct {
 	kind, name, commandLine, helper, url, transport, file string
-	loaders, specs                                        []string
+	loaders                                               []string
 }
 
 // servers lists the servers of the plugin folder root that an agent will
