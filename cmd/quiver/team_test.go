@@ -95,6 +95,7 @@ func TestTeamReproducesTheSameSet(t *testing.T) {
 
 	// What the team committed names nothing of Alice's machine.
 	committed := alice.git("", "ls-files")
+	t.Logf("Alice committed:\n%s", committed)
 	for _, f := range strings.Fields(committed) {
 		data, err := os.ReadFile(filepath.Join(alice.project, f))
 		if err != nil {
@@ -117,6 +118,8 @@ func TestTeamReproducesTheSameSet(t *testing.T) {
 	if st := bob.status(); st != "" {
 		t.Errorf("Bob's clone changed by running quiver:\n%s", st)
 	}
+	t.Logf("Bob's git status after plugin install and trust: %q", bob.status())
+	t.Logf("Bob's agent list:\n%s", bob.must("agent", "list").stdout)
 	list := bob.must("agent", "list", "--json").stdout
 	for _, ag := range agents.Names() {
 		if !strings.Contains(list, `"agent": "`+ag+`",`) {
@@ -187,6 +190,7 @@ func TestTeamReproducesTheSameSet(t *testing.T) {
 	if st := bob.status(); st != "" {
 		t.Errorf("Bob's clone changed by running quiver after the second pull:\n%s", st)
 	}
+	t.Logf("after remove, pull, add back, pull: Alice's git status %q, Bob's %q", alice.status(), bob.status())
 
 	// CI: a fresh clone, install what the lock says, audit.
 	ci := newTeammate(t, srv, "ci", remote, "runner", "work", "app")
