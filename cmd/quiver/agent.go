@@ -117,8 +117,9 @@ type agentRemoveOptions struct {
 func (a *App) newAgentRemoveCmd() *cobra.Command {
 	var o agentRemoveOptions
 	cmd := &cobra.Command{
-		Use:   "remove AGENT",
-		Short: "Stop an agent from calling quiver",
+		Use:     "remove AGENT",
+		Aliases: []string{"rm", "uninstall"},
+		Short:   "Stop an agent from calling quiver",
 		Long: `Remove quiver's entries from the agent's hook configuration, the keys quiver
 created there while they are empty, and the links quiver made in the agent's
 folders. Everything else in the file and the folders stays; a file quiver

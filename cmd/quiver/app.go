@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -74,6 +76,9 @@ const (
 type usageError struct {
 	err error
 	cmd *cobra.Command
+	// commands: the error is an unknown command, so the pointer after it
+	// is to the command's list of subcommands, not its usage line.
+	commands bool
 }
 
 func (e *usageError) Error() string { return e.err.Error() }
@@ -132,7 +137,10 @@ func (a *App) execute(ctx context.Context, root *cobra.Command, asAgent bool) in
 		if ue != nil && ue.cmd != nil {
 			cmd = ue.cmd
 		}
-		if cmd != nil {
+		switch {
+		case ue != nil && ue.commands:
+			fmt.Fprintf(a.Stderr, "Run '%s --help' for its commands.\n", cmd.CommandPath())
+		case cmd != nil:
 			fmt.Fprintf(a.Stderr, "Usage: %s\nRun '%s --help' for more.\n", cmd.UseLine(), cmd.CommandPath())
 		}
 		if asAgent {
@@ -158,6 +166,7 @@ commit in quiver.lock, and runs the merged hook set when an agent triggers an
 event.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args:          subcommandArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			a.parsed = true
 			if a.handleSignals != nil && cmd.Annotations[quick] == "" {
@@ -170,6 +179,11 @@ event.`,
 		},
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// quiver add X --ref v1: the flag is unknown because the
+		// command is; say the command.
+		if word := strayWord(c, args); word >= 0 {
+			return unknownCommand(c, args[word:])
+		}
 		return &usageError{err: err, cmd: c}
 	})
 	pf := root.PersistentFlags()
@@ -180,23 +194,25 @@ event.`,
 	// ({"audit", a.newAuditCmd}); its subtree is built only when the
 	// command line names it (or needs the whole tree: help, completion).
 	top := []struct {
-		name  string
-		build func() *cobra.Command
+		name, group string
+		build       func() *cobra.Command
 	}{
-		{"plugin", a.newPluginCmd},
-		{"hook", a.newHookCmd},
-		{string(skillKind.kind), func() *cobra.Command { return a.newDocCmd(skillKind) }},
-		{string(recipeKind.kind), func() *cobra.Command { return a.newDocCmd(recipeKind) }},
-		{"marketplace", a.newMarketplaceCmd},
-		{"search", a.newSearchCmd},
-		{"agent", a.newAgentCmd},
-		{"mcp", a.newMCPCmd},
-		{"lsp", a.newLSPCmd},
-		{"trust", a.newTrustCmd},
-		{"policy", a.newPolicyCmd},
-		{"doctor", a.newDoctorCmd},
-		{"audit", a.newAuditCmd},
-		{"version", a.newVersionCmd},
+		{"plugin", "plugins", a.newPluginCmd},
+		{"marketplace", "plugins", a.newMarketplaceCmd},
+		{"search", "plugins", a.newSearchCmd},
+		{"trust", "plugins", a.newTrustCmd},
+		{"hook", "parts", a.newHookCmd},
+		{string(skillKind.kind), "parts", func() *cobra.Command { return a.newDocCmd(skillKind) }},
+		{string(recipeKind.kind), "parts", func() *cobra.Command { return a.newDocCmd(recipeKind) }},
+		{"agent", "agents", a.newAgentCmd},
+		{"doctor", "checks", a.newDoctorCmd},
+		{"audit", "checks", a.newAuditCmd},
+		{"policy", "checks", a.newPolicyCmd},
+		{"version", "checks", a.newVersionCmd},
+		// What agents run, as git keeps its plumbing apart from the
+		// commands people type.
+		{"mcp", "plumbing", a.newMCPCmd},
+		{"lsp", "plumbing", a.newLSPCmd},
 	}
 	// Cobra itself finds the command among stand-ins, so flags before it
 	// (--project DIR) are read exactly as the real run reads them.
@@ -208,14 +224,32 @@ event.`,
 	named, _, err := root.Find(args)
 	root.RemoveCommand(stands...)
 	partial := err == nil && named != root
+	if !partial {
+		root.AddGroup(&cobra.Group{ID: "plugins", Title: "Plugins:"},
+			&cobra.Group{ID: "parts", Title: "What plugins bring:"},
+			&cobra.Group{ID: "agents", Title: "Agents:"},
+			&cobra.Group{ID: "checks", Title: "Checks:"},
+			&cobra.Group{ID: "plumbing", Title: "Run by agents, not typed (plumbing):"})
+		root.SetHelpCommandGroupID("checks")
+		root.SetCompletionCommandGroupID("checks")
+	}
 	for i, t := range top {
 		if !partial || named == stands[i] {
-			root.AddCommand(t.build())
+			cmd := t.build()
+			if !partial {
+				cmd.GroupID = t.group
+			}
+			root.AddCommand(cmd)
 		}
 	}
 	// Cobra's completion command is one more tree, which a run that named
 	// another command never reaches.
 	root.CompletionOptions.DisableDefaultCmd = partial
+	if !partial {
+		// quiver --version, as cobra, git and npm users type it.
+		root.Version = version
+		root.SetVersionTemplate(versionLine() + "\n")
+	}
 	return root
 }
 
@@ -257,7 +291,7 @@ func (a *App) layoutAt(sessionRoot string) (plugins.Layout, error) {
 // group is a command that only holds others: without a subcommand it
 // prints its help.
 func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
-	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: noArgs,
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() }}
 	cmd.AddCommand(subs...)
 	return cmd
@@ -267,8 +301,16 @@ func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
 // errors.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usageErrorf(cmd, "%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+		switch {
+		case len(args) == n:
+		case n == 0:
+			return usageErrorf(cmd, "%s takes no arguments, got %s", commandName(cmd), quoteArgs(args))
+		case n == 1 && len(args) == 0:
+			return usageErrorf(cmd, "%s needs an argument", commandName(cmd))
+		case n == 1:
+			return usageErrorf(cmd, "%s takes one argument, got %d: %s", commandName(cmd), len(args), quoteArgs(args))
+		default:
+			return usageErrorf(cmd, "%s takes %d arguments, got %d", commandName(cmd), n, len(args))
 		}
 		return nil
 	}
@@ -276,11 +318,30 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) < n {
-			return usageErrorf(cmd, "%s needs at least %d argument(s)", cmd.CommandPath(), n)
+		switch {
+		case len(args) >= n:
+		case n == 1:
+			return usageErrorf(cmd, "%s needs an argument", commandName(cmd))
+		default:
+			return usageErrorf(cmd, "%s needs at least %d arguments", commandName(cmd), n)
 		}
 		return nil
 	}
 }
 
 var noArgs = exactArgs(0)
+
+// commandName is the command's path without the program's name, which
+// every error already starts with ("quiver: plugin add needs ...").
+func commandName(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}
+
+// quoteArgs lists arguments as a shell user would retype them.
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, s := range args {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, " ")
+}

@@ -41,7 +41,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"version"}, exitOK, ""},
 		{[]string{"plugin", "list", "--json"}, exitOK, ""},
 		{[]string{"--bogus"}, exitUsage, "quiver: unknown flag: --bogus"},
-		{[]string{"nosuch"}, exitUsage, `quiver: unknown command "nosuch" for "quiver"`},
+		{[]string{"nosuch"}, exitUsage, `quiver: "nosuch" is not a quiver command`},
 		{[]string{"plugin", "list", "-g", "--local"}, exitUsage, "quiver: -g and --local exclude each other"},
 		{[]string{"plugin", "remove", "../x"}, exitUsage, `quiver: invalid plugin name "../x"`},
 		{[]string{"plugin", "show", "a/b/c"}, exitUsage, `quiver: invalid plugin name "a/b/c": want org/repo`},

@@ -74,29 +74,62 @@ func diagnose(ctx context.Context, e *discovery.Env) ([]format.Finding, error) {
 var version = "dev"
 
 func (a *App) newVersionCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:         "version",
 		Short:       "Print the quiver version",
 		Args:        noArgs,
-		Example:     "  quiver version",
+		Example:     "  quiver version\n  quiver --version\n  quiver version --json",
 		Annotations: map[string]string{quick: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON {
+				return a.JSON(thisBuild())
+			}
 			fmt.Fprintln(a.Stdout, versionLine())
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// build names this build (version --json, docs/json.md).
+type build struct {
+	Version string `json:"version"`
+	// Commit is the full commit the binary was built from, when the
+	// build recorded it (a go install of a module version does not).
+	Commit   string `json:"commit,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	Go       string `json:"go"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+}
+
+func thisBuild() build {
+	b := build{Version: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if b.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			b.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.Commit = s.Value
+			case "vcs.modified":
+				b.Modified = s.Value == "true"
+			}
+		}
+	}
+	return b
 }
 
 // versionLine names this build: the version, the commit it was built
 // from when known, the Go release and the platform.
 func versionLine() string {
+	b := thisBuild()
 	rev := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
-				rev = " (" + s.Value[:7] + ")"
-			}
-		}
+	if len(b.Commit) >= 7 {
+		rev = " (" + b.Commit[:7] + ")"
 	}
-	return fmt.Sprintf("quiver %s%s %s %s/%s", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("quiver %s%s %s %s/%s", b.Version, rev, b.Go, b.OS, b.Arch)
 }

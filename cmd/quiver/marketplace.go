@@ -18,7 +18,8 @@ listing plugins and where to fetch each (Claude Code's format). Added
 marketplaces are checked out into .quiver/marketplaces/NAME (or, with -g,
 your home's) and locked like plugins; search finds plugins in them and
 "quiver plugin add PLUGIN@MARKETPLACE" installs one.`,
-		a.newMarketplaceAddCmd(), a.newMarketplaceListCmd(), a.newMarketplaceUpdateCmd(), a.newMarketplaceRemoveCmd())
+		a.newMarketplaceAddCmd(), a.newMarketplaceListCmd(), a.newMarketplaceUpdateCmd(), a.newMarketplaceRemoveCmd(),
+		a.searchAlias())
 }
 
 type marketplaceAddOptions struct {
@@ -82,8 +83,9 @@ func (a *App) runMarketplaceAdd(cmd *cobra.Command, o marketplaceAddOptions) err
 func (a *App) newMarketplaceListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the added marketplaces of both scopes",
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the added marketplaces of both scopes",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runMarketplaceList(asJSON)
@@ -149,6 +151,7 @@ func (a *App) newMarketplaceRemoveCmd() *cobra.Command {
 	var o marketplaceRemoveOptions
 	cmd := &cobra.Command{
 		Use:               "remove NAME",
+		Aliases:           []string{"rm"},
 		Short:             "Remove a marketplace; plugins installed from it stay",
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeMarketplaces(true),

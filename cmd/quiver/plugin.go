@@ -12,7 +12,8 @@ func (a *App) newPluginCmd() *cobra.Command {
 	return group("plugin", "Install, list, show and remove plugins", "",
 		a.newPluginAddCmd(), a.newPluginListCmd(), a.newPluginShowCmd(), a.newPluginRemoveCmd(),
 		a.newPluginUpdateCmd(), a.newPluginOutdatedCmd(), a.newPluginInstallCmd(), a.newPluginVerifyCmd(),
-		a.newPluginEnableCmd(false), a.newPluginEnableCmd(true), a.newPluginInitCmd(), a.newPluginValidateCmd(), a.newPluginConfigCmd())
+		a.newPluginEnableCmd(false), a.newPluginEnableCmd(true), a.newPluginInitCmd(), a.newPluginValidateCmd(), a.newPluginConfigCmd(),
+		a.searchAlias())
 }
 
 // namedIn parses the plugin names a command was given, before anything

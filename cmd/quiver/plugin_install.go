@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -27,7 +28,14 @@ the agents: like npm ci, the lock is the set. This is how a teammate
 reproduces a project's plugins after git clone or a pull. One entry that
 cannot be installed does not stop the others; the command then exits 1.`,
 		Example:  "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g",
-		Args:     noArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				// claude plugin install NAME and npm install NAME add a
+				// plugin; this command only reproduces the lock.
+				return usageErrorf(cmd, "plugin install reproduces quiver.lock and takes no plugin; to add %s run: quiver plugin add %s", strings.Join(args, " "), strings.Join(args, " "))
+			}
+			return nil
+		},
 		PostRunE: a.resyncAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runPluginInstall(cmd.Context(), o)

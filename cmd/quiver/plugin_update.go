@@ -66,8 +66,9 @@ type pluginUpdateOptions struct {
 func (a *App) newPluginUpdateCmd() *cobra.Command {
 	var o pluginUpdateOptions
 	cmd := &cobra.Command{
-		Use:   "update [NAME...]",
-		Short: "Move branch-tracking plugins to their newest commit",
+		Use:     "update [NAME...]",
+		Aliases: []string{"upgrade"},
+		Short:   "Move branch-tracking plugins to their newest commit",
 		Long: `Update plugins that follow a branch (or the default branch) to its newest
 commit, through the same staged, atomic swap as add, and record the new
 commit and content hash in the lock file. Plugins pinned to a tag or a
