@@ -23,6 +23,10 @@ var (
 	ErrRefNotFound  = errors.New("ref not found")
 	ErrEmptyRepo    = errors.New("repository is empty")
 	ErrNoSuchFolder = errors.New("no folder")
+	// ErrUnreachable: the network, not git, failed (no such host,
+	// nothing answers, an untrusted certificate); its message says
+	// which in words.
+	ErrUnreachable = errors.New("network")
 )
 
 // Credentials decides what HTTP auth goes with a URL (SPEC §5): the token is

@@ -117,6 +117,8 @@ func gitError(name string) (error, bool) {
 		return ErrInvalidSpec, true
 	case "unsafe-symlink":
 		return ErrUnsafeSymlink, true
+	case "unreachable":
+		return ErrUnreachable, true
 	case "context-cancel":
 		return context.Canceled, true
 	case "context-timeout":
@@ -126,7 +128,7 @@ func gitError(name string) (error, bool) {
 }
 
 // gitErrorNames are the names gitError knows, sorted.
-var gitErrorNames = [...]string{"auth-failed", "auth-required", "context-cancel", "context-timeout", "empty-repo", "invalid-spec", "no-such-folder", "not-a-commit", "ref-not-found", "repo-not-found", "unsafe-symlink", "unsafe-tree"}
+var gitErrorNames = [...]string{"auth-failed", "auth-required", "context-cancel", "context-timeout", "empty-repo", "invalid-spec", "no-such-folder", "not-a-commit", "ref-not-found", "repo-not-found", "unreachable", "unsafe-symlink", "unsafe-tree"}
 
 // GitErrorNames names the errors of gitError that err wraps, sorted.
 func GitErrorNames(err error) []string {

@@ -427,13 +427,16 @@ func gitError(shownURL string, err error) error {
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return fmt.Errorf("%w at %s", plugins.ErrRepoNotFound, shownURL)
 	case errors.Is(err, transport.ErrAuthenticationRequired):
-		return fmt.Errorf("%w by %s; set QUIVER_GIT_TOKEN (or GITHUB_TOKEN) for that host", plugins.ErrAuthRequired, shownURL)
+		return fmt.Errorf("%w by %s: the repository does not exist or is private; check its name, or set QUIVER_GIT_TOKEN (or GITHUB_TOKEN) to read a private one", plugins.ErrAuthRequired, shownURL)
 	case errors.Is(err, transport.ErrAuthorizationFailed):
 		return fmt.Errorf("%w by %s; check that the token can read the repository", plugins.ErrAuthFailed, shownURL)
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return fmt.Errorf("%w: %s has no commits", plugins.ErrEmptyRepo, shownURL)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("fetch %s: %w", shownURL, err)
+	}
+	if why := networkTrouble(shownURL, err); why != "" {
+		return unreachable(why + "; check the network and the source, then run the command again")
 	}
 	return fmt.Errorf("fetch %s: %s", shownURL, plugins.Redact(err.Error()))
 }
