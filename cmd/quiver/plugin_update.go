@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/scan"
@@ -44,7 +43,7 @@ func (a *App) runPluginOutdated(ctx context.Context, o pluginOutdatedOptions) er
 	if err != nil {
 		return err
 	}
-	if err := term.List(&a.Printer, o.JSON, out, fmt.Sprintf("No plugins in %s.", in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
+	if err := term.List(&a.Printer, o.JSON, out, plugins.NoPlugins(in.Scope.LockPath()), plugins.OutdatedHeader, plugins.Outdated.Row); err != nil {
 		return err
 	}
 	if failed {
@@ -110,6 +109,9 @@ func (a *App) runPluginUpdate(cmd *cobra.Command, o pluginUpdateOptions) error {
 		return res[0].Err
 	}
 	out, failed := plugins.UpdateLines(res)
+	if len(res) == 0 && !o.JSON {
+		a.Warnf("%s", plugins.NoPlugins(e.Installer(o.Global).Scope.LockPath()))
+	}
 	if o.JSON {
 		if err := a.JSON(out); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/audit"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Rule ids of HookCheck.
@@ -60,6 +61,6 @@ func HookCheck(ctx context.Context, o Options, l plugins.Location) audit.Check {
 				Message: fmt.Sprintf("hook %s is invalid, so it does not run: %s", h.Name, h.Reason)})
 		}
 	}
-	c.Message = fmt.Sprintf("%d hook(s): %d untrusted, %d invalid", total, untrusted, invalid)
+	c.Message = fmt.Sprintf("%s: %d untrusted, %d invalid", term.Count(total, "hook"), untrusted, invalid)
 	return c
 }

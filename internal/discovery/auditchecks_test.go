@@ -31,7 +31,7 @@ func TestHookCheck(t *testing.T) {
 	if got, want := render(local, tr.layout.ProjectDir), "warning quiver/hooks/untrusted .quiver/hooks/guard"; got != want {
 		t.Errorf("project: %q, want %q", got, want)
 	}
-	if local.Message != "1 hook(s): 1 untrusted, 0 invalid" || !strings.Contains(local.Findings[0].Message, "quiver trust") {
+	if local.Message != "1 hook: 1 untrusted, 0 invalid" || !strings.Contains(local.Findings[0].Message, "quiver trust") {
 		t.Errorf("project: %q / %q", local.Message, local.Findings[0].Message)
 	}
 	global := HookCheck(t.Context(), o, plugins.Global)

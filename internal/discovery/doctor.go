@@ -9,6 +9,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Diagnose finds what `quiver doctor` reports about the scopes of o, each
@@ -39,7 +40,7 @@ func Diagnose(ctx context.Context, o Options) ([]format.Finding, error) {
 		}
 	}
 	if untrusted > 0 {
-		add("warning", "", fmt.Sprintf("%d project hook(s) are not trusted, so they never run", untrusted),
+		add("warning", "", fmt.Sprintf("%s not trusted, so they never run", term.Counts(untrusted, "project hook is", "project hooks are")),
 			"review them with quiver hook list --all, then run quiver trust")
 	}
 	for _, sk := range hs.Skipped {

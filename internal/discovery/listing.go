@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Listings: what `hook list --json`, `skill list --json`, `recipe list
@@ -178,7 +179,7 @@ func pluginOrEmpty(n plugins.Name) string {
 func (hs *HookSet) ListNotices(all bool) (skipped, none string) {
 	n := hs.UntrustedCount()
 	if n > 0 && !all {
-		skipped = fmt.Sprintf("quiver: %d project hook(s) are not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", n)
+		skipped = fmt.Sprintf("quiver: %s not trusted and were skipped; review them with 'quiver hook list --all', then run 'quiver trust'", term.Counts(n, "project hook is", "project hooks are"))
 	}
 	if n == 0 {
 		none = "No hooks. Install a plugin with quiver plugin add, or put executables in .quiver/hooks/."

@@ -83,7 +83,7 @@ func TestListingRows(t *testing.T) {
 func TestHookListNotices(t *testing.T) {
 	hs := &HookSet{Hooks: []Hook{{Name: "a", Status: Untrusted}, {Name: "b", Status: Untrusted}, {Name: "c", Status: Active}}}
 	skipped, none := hs.ListNotices(false)
-	if !strings.HasPrefix(skipped, "quiver: 2 project hook(s) are not trusted and were skipped;") || none != "" {
+	if !strings.HasPrefix(skipped, "quiver: 2 project hooks are not trusted and were skipped;") || none != "" {
 		t.Errorf("untrusted: %q, %q", skipped, none)
 	}
 	if skipped, _ := hs.ListNotices(true); skipped != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins/policy"
 	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Decided is what `quiver trust` did and has to say.
@@ -129,7 +130,7 @@ func (d Decided) Summary(dir string, revoke bool) (lines []string, notice string
 		return lines, fmt.Sprintf("%s has no project hooks; its plugin set is recorded as reviewed, so your own commands here keep it trusted.", dir)
 	}
 	if listing := t.Listing(); len(listing) > 0 {
-		say("Trusted %d project hook(s) in %s:", len(t.Items), safefs.Visible(dir))
+		say("Trusted %s in %s:", term.Count(len(t.Items), "project hook"), safefs.Visible(dir))
 		for _, h := range listing {
 			rel, err := filepath.Rel(dir, h.Path)
 			if err != nil {
@@ -143,10 +144,14 @@ func (d Decided) Summary(dir string, revoke bool) (lines []string, notice string
 		}
 	}
 	if len(t.Files) > 0 {
-		say("and %d other file(s) of their folders that they may run or load (see quiver trust --json).", len(t.Files))
+		say("and %s of their folders that they may run or load (see quiver trust --json).", term.Counts(len(t.Files), "other file", "other files"))
 	}
 	if len(t.Shadows) > 0 {
-		say("The project's hook(s) %s replace your global hook(s) of the same name, which do not run here.", safefs.Visible(strings.Join(t.Shadows, ", ")))
+		if len(t.Shadows) == 1 {
+			say("The project's hook %s replaces your global hook of the same name, which does not run here.", safefs.Visible(t.Shadows[0]))
+		} else {
+			say("The project's hooks %s replace your global hooks of the same names, which do not run here.", safefs.Visible(strings.Join(t.Shadows, ", ")))
+		}
 	}
 	if len(t.Replaces) > 0 {
 		say("Trusted the project's own version of %s in %s: it replaces your global install, whose hooks do not run here.", safefs.Visible(strings.Join(t.Replaces, ", ")), dir)
@@ -189,7 +194,7 @@ func UntrustedNotice(l plugins.Layout, s plugins.Scope) string {
 	if err != nil || t.Trusted() || t.UntrustedCount() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("quiver: %d project hook(s) are not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", t.UntrustedCount())
+	return fmt.Sprintf("quiver: %s not trusted, so none of them runs; review them with 'quiver hook list --all', then run 'quiver trust'", term.Counts(t.UntrustedCount(), "project hook is", "project hooks are"))
 }
 
 // TrustReport is what quiver trust --json prints.

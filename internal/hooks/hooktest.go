@@ -11,6 +11,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // TestReport is what hook test says of one hook run alone: what it
@@ -187,7 +188,7 @@ func (r TestReport) Verdict() string {
 			verdict += "; replaces tool_output with " + string(r.Response.Output)
 		}
 		if r.Response != nil && len(r.Response.FollowUpMessages) > 0 {
-			verdict += fmt.Sprintf("; adds %d follow-up message(s)", len(r.Response.FollowUpMessages))
+			verdict += "; adds " + term.Count(len(r.Response.FollowUpMessages), "follow-up message")
 		}
 	}
 	if r.Response != nil && r.Response.Context != "" {

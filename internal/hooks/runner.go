@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/discovery"
 	"github.com/quiver-cli/quiver/internal/hooks/async"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Runner is the one runtime behind every door: hook run, hook run
@@ -105,7 +106,7 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 		return nil, err
 	}
 	if n := eh.Untrusted; n > 0 {
-		r.warn("quiver: skipped %d untrusted project hook(s); review them with 'quiver hook list --all', then run 'quiver trust'", n)
+		r.warn("quiver: skipped %s; review them with 'quiver hook list --all', then run 'quiver trust'", term.Count(n, "untrusted project hook"))
 	}
 	set := eh.Hooks
 	var invalid, background []string
@@ -124,12 +125,12 @@ func (r *Runner) fire(ctx context.Context, event string, p Payload, failClosed b
 		if failClosed {
 			effect = "the event is blocked (--fail-closed)"
 		}
-		r.warn("quiver: %d invalid hook(s) might handle %s, and %s: %s; see quiver doctor",
-			len(invalid), event, effect, strings.Join(invalid, "; "))
+		r.warn("quiver: %s might handle %s, and %s: %s; see quiver doctor",
+			term.Count(len(invalid), "invalid hook"), event, effect, strings.Join(invalid, "; "))
 	}
 	if len(background) > 0 {
-		r.warn("quiver: %d invalid asynchronous hook(s) might handle %s, and did not run (they block nothing): %s; see quiver doctor",
-			len(background), event, strings.Join(background, "; "))
+		r.warn("quiver: %s might handle %s, and did not run (they block nothing): %s; see quiver doctor",
+			term.Count(len(background), "invalid asynchronous hook"), event, strings.Join(background, "; "))
 	}
 	ex := r.Executor
 	ex.Timeout = timeout

@@ -65,7 +65,7 @@ func TestRunnerIsTheDecision(t *testing.T) {
 		if _, err := r.Run(t.Context(), format.SessionStart, p, false, time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if len(said) != 1 || !strings.Contains(said[0], "skipped 3 untrusted project hook(s)") {
+		if len(said) != 1 || !strings.Contains(said[0], "skipped 3 untrusted project hooks") {
 			t.Fatalf("said %q", said)
 		}
 	})

@@ -21,7 +21,7 @@ func TestTestReportSays(t *testing.T) {
 		{"persistent", TestReport{Event: "turn_end", DeclaredEvent: "turn_end", Persistent: true, Status: OK,
 			Response: &Response{Input: json.RawMessage(`{"a":1}`), FollowUpMessages: []json.RawMessage{json.RawMessage(`"x"`), json.RawMessage(`"y"`)}, Context: "ctx", Notice: "hi"}},
 			"turn_end persistent (hook serve keeps '<hook> serve' running; tested here one-shot)",
-			`ok; replaces tool_input with {"a":1}; adds 2 follow-up message(s); context for the model: ctx; notice for the user: hi`},
+			`ok; replaces tool_input with {"a":1}; adds 2 follow-up messages; context for the model: ctx; notice for the user: hi`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

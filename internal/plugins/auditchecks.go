@@ -14,6 +14,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins/audit"
 	"github.com/quiver-cli/quiver/internal/plugins/scan"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // The plugins room's checks for `quiver audit` (SPEC §17): the lock
@@ -115,7 +116,7 @@ func LockCheck(s Scope) audit.Check {
 				Message: "the repository tracks files of .quiver/plugins/, which quiver never takes from a repository; git rm -r --cached .quiver/plugins, and commit quiver.lock alone"})
 		}
 	}
-	c.Message = fmt.Sprintf("%d of %d locked plugin(s) match the lock", matched, locked)
+	c.Message = fmt.Sprintf("%d of %s match the lock", matched, term.Count(locked, "locked plugin"))
 	return c
 }
 
@@ -231,7 +232,7 @@ func ScanCheck(s Scope) audit.Check {
 		c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Severity: sev, Message: findingMessage(f, "the scope's own files ("+s.Root+")", false),
 			File: filepath.Join(s.Root, filepath.FromSlash(f.File)), Line: f.Line, Column: f.Column})
 	}
-	c.Message = fmt.Sprintf("%d file(s) of %d plugin(s) and %d of the scope's own scanned: %d critical, %d warning(s)", files, scanned, own.Files, critical, warnings)
+	c.Message = fmt.Sprintf("%s of %s and %d of the scope's own scanned: %d critical, %s", term.Count(files, "file"), term.Count(scanned, "plugin"), own.Files, critical, term.Count(warnings, "warning"))
 	return c
 }
 

@@ -29,23 +29,23 @@ func TestLockCheck(t *testing.T) {
 		want    []string
 		message string
 	}{
-		{"clean", func(*testing.T, Scope, Name) {}, nil, "1 of 1 locked plugin(s) match the lock"},
+		{"clean", func(*testing.T, Scope, Name) {}, nil, "1 of 1 locked plugin match the lock"},
 		{"a file edited", func(t *testing.T, s Scope, n Name) {
 			writeTree(t, s.PluginDir(n), map[string]string{"recipes/a.md": "v1, edited"})
-		}, []string{"error quiver/drift/modified plugins/acme@guard"}, "0 of 1 locked plugin(s) match the lock"},
+		}, []string{"error quiver/drift/modified plugins/acme@guard"}, "0 of 1 locked plugin match the lock"},
 		{"the folder removed", func(t *testing.T, s Scope, n Name) {
 			os.RemoveAll(s.PluginDir(n))
-		}, []string{"error quiver/drift/missing quiver.lock:4"}, "0 of 1 locked plugin(s) match the lock"},
+		}, []string{"error quiver/drift/missing quiver.lock:4"}, "0 of 1 locked plugin match the lock"},
 		{"an extra folder", func(t *testing.T, s Scope, n Name) {
 			writeTree(t, filepath.Join(s.PluginsDir(), "evil@extra"), map[string]string{"hooks/x*": "#!/bin/sh\n"})
-		}, []string{"error quiver/drift/orphaned plugins/evil@extra"}, "1 of 1 locked plugin(s) match the lock"},
+		}, []string{"error quiver/drift/orphaned plugins/evil@extra"}, "1 of 1 locked plugin match the lock"},
 		{"the lock's hash edited", func(t *testing.T, s Scope, n Name) {
 			data, _ := os.ReadFile(s.LockPath())
 			os.WriteFile(s.LockPath(), []byte(strings.Replace(string(data), "hash: sha256:", "hash: sha256:0", 1)), 0o644)
-		}, []string{"error quiver/drift/modified plugins/acme@guard"}, "0 of 1 locked plugin(s) match the lock"},
+		}, []string{"error quiver/drift/modified plugins/acme@guard"}, "0 of 1 locked plugin match the lock"},
 		{"a leftover", func(t *testing.T, s Scope, n Name) {
 			os.MkdirAll(filepath.Join(s.PluginsDir(), ".stage-acme@guard-1"), 0o755)
-		}, []string{"note quiver/drift/leftover plugins/.stage-acme@guard-1"}, "1 of 1 locked plugin(s) match the lock"},
+		}, []string{"note quiver/drift/leftover plugins/.stage-acme@guard-1"}, "1 of 1 locked plugin match the lock"},
 		{"the lock unreadable", func(t *testing.T, s Scope, n Name) {
 			os.WriteFile(s.LockPath(), []byte("plugins: [\n"), 0o644)
 		}, []string{"error quiver/lock/invalid quiver.lock"}, "the lock file cannot be read"},
@@ -87,7 +87,7 @@ func TestScanCheckOwnItems(t *testing.T) {
 	if got := findings(s, c); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if !strings.Contains(c.Message, "and 4 of the scope's own scanned: 3 critical, 1 warning(s)") {
+	if !strings.Contains(c.Message, "and 4 of the scope's own scanned: 3 critical, 1 warning") {
 		t.Errorf("message %q", c.Message)
 	}
 }
@@ -107,7 +107,7 @@ func TestScanCheck(t *testing.T) {
 	if got := findings(s, c); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if c.Message != "4 file(s) of 1 plugin(s) and 0 of the scope's own scanned: 1 critical, 1 warning(s)" {
+	if c.Message != "4 files of 1 plugin and 0 of the scope's own scanned: 1 critical, 1 warning" {
 		t.Errorf("message %q", c.Message)
 	}
 	for _, fd := range c.Findings {

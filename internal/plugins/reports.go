@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // What update, outdated, install and verify report, plugin by plugin, in
@@ -166,7 +168,10 @@ func SyncSummary(res []SyncResult, s Scope) string {
 			counts[r.Status]++
 		}
 	}
-	line := fmt.Sprintf("%d plugin(s) up to date with %s, %d installed, %d repaired", counts["ok"], s.LockPath(), counts["installed"], counts["repaired"])
+	if len(counts) == 0 {
+		return NoPlugins(s.LockPath())
+	}
+	line := fmt.Sprintf("%s up to date with %s, %d installed, %d repaired", term.Count(counts["ok"], "plugin"), s.LockPath(), counts["installed"], counts["repaired"])
 	if counts["pruned"] > 0 {
 		line += fmt.Sprintf(", %d removed", counts["pruned"])
 	}
@@ -192,7 +197,14 @@ func Verified(res []VerifyResult, lockPath string) (string, error) {
 	if Drift(res) {
 		return "", fmt.Errorf("installed plugins differ from %s; plugin install repairs them", lockPath)
 	}
-	return fmt.Sprintf("All %d plugin(s) match %s.", Matched(res), lockPath), nil
+	switch n := Matched(res); n {
+	case 0:
+		return NoPlugins(lockPath), nil
+	case 1:
+		return fmt.Sprintf("The one plugin matches %s.", lockPath), nil
+	default:
+		return fmt.Sprintf("All %d plugins match %s.", n, lockPath), nil
+	}
 }
 
 // Matched counts the plugins of res that match the lock.
@@ -212,4 +224,10 @@ var VerifyHeader = []string{"NAME", "LOCATION", "STATUS", "CHANGED"}
 // Row is r's row in plugin verify's table.
 func (r VerifyResult) Row() []string {
 	return []string{r.Name, r.Location, r.Status, strings.Join(r.Changed, ", ")}
+}
+
+// NoPlugins is what a command that works on the plugins of a lock says
+// when the lock names none.
+func NoPlugins(lockPath string) string {
+	return fmt.Sprintf("No plugins in %s. Add one with: quiver plugin add ORG/REPO", lockPath)
 }

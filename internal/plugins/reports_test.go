@@ -92,7 +92,7 @@ func TestSyncNotices(t *testing.T) {
 		}
 	}
 	res := []SyncResult{{Status: "ok"}, {Status: "installed"}, {Status: "failed"}, {Marketplace: "m", Status: "installed"}}
-	if got, want := SyncSummary(res, s), "1 plugin(s) up to date with "+s.LockPath()+", 1 installed, 0 repaired, 1 failed"; got != want {
+	if got, want := SyncSummary(res, s), "1 plugin up to date with "+s.LockPath()+", 1 installed, 0 repaired, 1 failed"; got != want {
 		t.Errorf("SyncSummary: %q, want %q", got, want)
 	}
 }

@@ -101,7 +101,7 @@ func TestList(t *testing.T) {
 // its error (which the command prints once, as every error).
 func TestVerdict(t *testing.T) {
 	p, _, errs := newPrinter(nil)
-	if err := p.Verdict("All 2 plugin(s) match.", nil); err != nil || errs.String() != "All 2 plugin(s) match.\n" {
+	if err := p.Verdict("All 2 plugins match.", nil); err != nil || errs.String() != "All 2 plugins match.\n" {
 		t.Errorf("passed: %v, said %q", err, errs)
 	}
 	errs.Reset()

@@ -11,6 +11,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/audit"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // The agents room's check for `quiver audit` (SPEC §17): what the scope's
@@ -109,7 +110,7 @@ func (w *Wirer) DriftCheck(s plugins.Scope) audit.Check {
 	if s.Location == plugins.Local {
 		c.Findings = append(c.Findings, w.PortabilityCheck()...)
 	}
-	c.Message = fmt.Sprintf("%d wired agent(s), %d changed since quiver wired them", wired, drifted)
+	c.Message = fmt.Sprintf("%s, %d changed since quiver wired them", term.Count(wired, "wired agent"), drifted)
 	if committed > 0 {
 		c.Message += fmt.Sprintf("; %d more call quiver from the project's files", committed)
 	}
@@ -215,7 +216,7 @@ func (w *Wirer) entryDrift(site Site, entry *wiring.AgentRecord) []audit.Finding
 	if unheld, err := wiring.Unheld(data, ag.Syntax, ownNative(ag, entry.Native)); err != nil {
 		return finding(RuleAgentConfigUnreadable, "%s's configuration: %v", ag.Title, err)
 	} else if len(unheld) > 0 {
-		changed = append(changed, fmt.Sprintf("%d handler(s) quiver handed it (prompt, agent, mcp_tool)", len(unheld)))
+		changed = append(changed, fmt.Sprintf("%s quiver handed it (prompt, agent, mcp_tool)", term.Count(len(unheld), "handler")))
 	}
 	if len(changed) > 0 {
 		return finding(RuleAgentEntriesChanged, "%s's configuration holds quiver's entries, but not as quiver writes them: %s; %s writes them again", ag.Title, strings.Join(changed, ", "), fix)
@@ -333,7 +334,7 @@ func (w *Wirer) memberDrift(site Site, entry *wiring.AgentRecord) []audit.Findin
 			continue
 		}
 		if !ok {
-			add(f.Path, "%s's file that quiver kept %d member(s) in is gone; quiver agent sync writes them again", site.Agent.Title, len(f.Members))
+			add(f.Path, "%s's file that quiver kept %s in is gone; quiver agent sync writes them again", site.Agent.Title, term.Count(len(f.Members), "member"))
 			continue
 		}
 		gone, changed, err := wiring.Drifted(data, format.Syntax, format.TOML, f.Members)

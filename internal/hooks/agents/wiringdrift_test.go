@@ -155,10 +155,10 @@ func TestDriftCheckMembersAndLinks(t *testing.T) {
 		t.Errorf("messages:\n%s", msg)
 	}
 	c := w.DriftCheck(*w.Layout.Local)
-	if c.Message != "1 wired agent(s), 1 changed since quiver wired them" || c.Name != "agents" {
+	if c.Message != "1 wired agent, 1 changed since quiver wired them" || c.Name != "agents" {
 		t.Errorf("check %q: %q", c.Name, c.Message)
 	}
-	if g := w.DriftCheck(w.Layout.Global); len(g.Findings) != 0 || g.Message != "0 wired agent(s), 0 changed since quiver wired them" {
+	if g := w.DriftCheck(w.Layout.Global); len(g.Findings) != 0 || g.Message != "0 wired agents, 0 changed since quiver wired them" {
 		t.Errorf("the global scope, where nothing is wired: %+v", g)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Report is findings as plugin validate and doctor give them (their
@@ -54,7 +55,7 @@ func (r Report) Lines() []string {
 // error when anything but notes was found, else the line that says so.
 func (r Report) Healthy(where string) (string, error) {
 	if r.Errors+r.Warnings > 0 {
-		return "", fmt.Errorf("found %d error(s) and %d warning(s)", r.Errors, r.Warnings)
+		return "", fmt.Errorf("found %s and %s", term.Count(r.Errors, "error"), term.Count(r.Warnings, "warning"))
 	}
 	return fmt.Sprintf("No problems found in %s.", where), nil
 }
@@ -64,7 +65,7 @@ func (r Report) Healthy(where string) (string, error) {
 // the line that says it is valid.
 func (r Report) Valid(dir string) (string, error) {
 	if r.Errors > 0 {
-		return "", fmt.Errorf("%s has %d error(s) and %d warning(s)", dir, r.Errors, r.Warnings)
+		return "", fmt.Errorf("%s has %s and %s", dir, term.Count(r.Errors, "error"), term.Count(r.Warnings, "warning"))
 	}
-	return fmt.Sprintf("%s is a valid plugin (%d warning(s)).", dir, r.Warnings), nil
+	return fmt.Sprintf("%s is a valid plugin (%s).", dir, term.Count(r.Warnings, "warning")), nil
 }

@@ -34,14 +34,14 @@ func TestReportLines(t *testing.T) {
 // TestVerdicts: doctor fails on warnings too, validate on errors only.
 func TestVerdicts(t *testing.T) {
 	warned := NewReport("/abs/p", []Finding{{Severity: "warning"}, {Severity: "note"}})
-	if _, err := warned.Healthy("/p"); err == nil || err.Error() != "found 0 error(s) and 1 warning(s)" {
+	if _, err := warned.Healthy("/p"); err == nil || err.Error() != "found 0 errors and 1 warning" {
 		t.Errorf("Healthy with a warning: %v", err)
 	}
-	if line, err := warned.Valid("./p"); err != nil || line != "./p is a valid plugin (1 warning(s))." {
+	if line, err := warned.Valid("./p"); err != nil || line != "./p is a valid plugin (1 warning)." {
 		t.Errorf("Valid with a warning: %q, %v", line, err)
 	}
 	broken := NewReport("/abs/p", []Finding{{Severity: "error"}})
-	if _, err := broken.Valid("./p"); err == nil || err.Error() != "./p has 1 error(s) and 0 warning(s)" {
+	if _, err := broken.Valid("./p"); err == nil || err.Error() != "./p has 1 error and 0 warnings" {
 		t.Errorf("Valid with an error: %v", err)
 	}
 	if line, err := NewReport("", nil).Healthy("/p and ~/.quiver"); err != nil || line != "No problems found in /p and ~/.quiver." {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Listing is an added marketplace as marketplace add --json and
@@ -105,8 +106,8 @@ func (l Listing) Added() string {
 	if commit == "" {
 		commit = "copied"
 	}
-	return fmt.Sprintf("Added marketplace %s %s (%s): %d plugin(s); find them with quiver search --marketplace %s",
-		l.Name, plugins.Location(l.Location).Where(), commit, l.Plugins, l.Name)
+	return fmt.Sprintf("Added marketplace %s %s (%s): %s; find them with quiver search --marketplace %s",
+		l.Name, plugins.Location(l.Location).Where(), commit, term.Count(l.Plugins, "plugin"), l.Name)
 }
 
 // UpdateAll moves each named marketplace of in's scope to its newest

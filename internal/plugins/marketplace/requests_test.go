@@ -81,7 +81,7 @@ func TestRows(t *testing.T) {
 	if got, want := strings.Join(l.Row(), "|"), "tools|global|https://x/y|4f1c2ab|3"; got != want {
 		t.Errorf("Row: %q, want %q", got, want)
 	}
-	if got, want := l.Added(), "Added marketplace tools globally (4f1c2ab): 3 plugin(s); find them with quiver search --marketplace tools"; got != want {
+	if got, want := l.Added(), "Added marketplace tools globally (4f1c2ab): 3 plugins; find them with quiver search --marketplace tools"; got != want {
 		t.Errorf("Added: %q, want %q", got, want)
 	}
 	missing := Listing{Name: "m", Location: "local", Missing: true}
