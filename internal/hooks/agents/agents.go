@@ -83,6 +83,11 @@ type Agent struct {
 	// NoCommands, for an agent without a command folder, says why, for
 	// the commands that then do not reach it (agent list's missed).
 	NoCommands string
+	// NoLSP, for an agent that starts no LSP servers, says so, for the
+	// servers that then do not reach it; OutputStyles: the agent takes
+	// plugins' output styles (Claude Code only).
+	NoLSP        string
+	OutputStyles bool
 	// SkillsToo are other agents' skill folders this agent reads as well
 	// (Copilot and OpenCode read .claude/skills): a skill quiver keeps
 	// there for another wired agent reaches this one already, and is not

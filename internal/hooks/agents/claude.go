@@ -32,24 +32,25 @@ var Claude = &Agent{
 	ConfigGlobal: claudeSettings,
 	// Every event of Claude Code's: §8's six always wired, the others
 	// while a hook handles them (wiringConfig).
-	eventsFrom:  &claudeEventList,
-	RootEnv:     []string{"CLAUDE_PROJECT_DIR"},
-	TimeoutUnit: time.Second,
-	SkillsDir:   ".claude/skills",
-	CommandsDir: ".claude/commands",
-	shell:       true, // /bin/sh -c (2.1.328, measured)
-	keys:        hooksArray,
-	entry:       matcherGroup,
-	asyncEntry:  claudeGroup,
-	native:      true,
-	decode:      claudeDecode,
-	encode:      claudeEncode,
-	parts:       claudeParts,
-	partFiles:   claudePartFiles,
-	cleanup:     claudeCleanup,
-	caveat:      claudeCaveat,
-	fileProblem: claudeSettingsProblem,
-	silenced:    claudeSilenced,
+	eventsFrom:   &claudeEventList,
+	RootEnv:      []string{"CLAUDE_PROJECT_DIR"},
+	TimeoutUnit:  time.Second,
+	SkillsDir:    ".claude/skills",
+	CommandsDir:  ".claude/commands",
+	OutputStyles: true, // through its plugin loader
+	shell:        true, // /bin/sh -c (2.1.328, measured)
+	keys:         hooksArray,
+	entry:        matcherGroup,
+	asyncEntry:   claudeGroup,
+	native:       true,
+	decode:       claudeDecode,
+	encode:       claudeEncode,
+	parts:        claudeParts,
+	partFiles:    claudePartFiles,
+	cleanup:      claudeCleanup,
+	caveat:       claudeCaveat,
+	fileProblem:  claudeSettingsProblem,
+	silenced:     claudeSilenced,
 }
 
 // hooksArray is where Claude-shaped configurations (Claude, Codex,

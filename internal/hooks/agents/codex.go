@@ -38,6 +38,7 @@ var Codex = &Agent{
 	SkillsDir:   ".agents/skills",
 	AgentsDir:   ".codex/agents",
 	NoCommands:  "Codex has no command folder (it removed its custom prompts in codex-cli 0.117)",
+	NoLSP:       "Codex starts no LSP servers",
 	AgentSuffix: ".toml",
 	subagent:    codexSubagent,
 	shell:       true, // bash -c (measured)

@@ -28,6 +28,7 @@ var Cursor = &Agent{
 	// Cursor expands it in a server's arguments, and starts servers in
 	// no folder one can count on (often the home folder).
 	ProjectVar:  "${workspaceFolder}",
+	NoLSP:       "Cursor's agent starts no LSP servers of a plugin's (its editor's language servers are extensions)",
 	TimeoutUnit: time.Second,
 	SkillsDir:   ".cursor/skills",
 	SkillsToo:   []string{".agents/skills"},

@@ -41,6 +41,7 @@ var Gemini = &Agent{
 	RootEnv:       []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
 	TimeoutUnit:   time.Millisecond,
 	SkillsDir:     ".gemini/skills",
+	NoLSP:         "Gemini CLI starts no LSP servers",
 	SkillsToo:     []string{".agents/skills"}, // read too, and it wins (0.61)
 	CommandsDir:   ".gemini/commands",
 	CommandSuffix: ".toml",

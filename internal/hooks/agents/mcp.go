@@ -473,13 +473,29 @@ func standardRemote(url string, headers map[string]string) map[string]any {
 // its adapter's plan, or for an agent whose parts are MCP servers only,
 // its MCP file's.
 func (a *Agent) planParts(w *Wirer, site Site, d Docs, quiver string) (Plan, error) {
+	var plan Plan
+	var err error
 	switch {
 	case a.parts != nil:
-		return a.parts(w, site, d, quiver)
+		plan, err = a.parts(w, site, d, quiver)
 	case a.mcp != nil:
-		return mcpParts(w, site, d, a.mcp, quiver), nil
+		plan = mcpParts(w, site, d, a.mcp, quiver)
 	}
-	return Plan{}, nil
+	// What the agent has no place for is named, never dropped unseen.
+	for _, p := range scopePlugins(site, d) {
+		parts := p.Parts()
+		if a.NoLSP != "" {
+			for _, s := range parts.LSP {
+				plan.Missed = append(plan.Missed, fmt.Sprintf("LSP server %s of %s: %s", s.Name, p.Name, a.NoLSP))
+			}
+		}
+		if !a.OutputStyles {
+			for _, st := range parts.OutputStyles {
+				plan.Missed = append(plan.Missed, fmt.Sprintf("output style %s of %s: %s has no output styles", st.Name, p.Name, a.Title))
+			}
+		}
+	}
+	return plan, err
 }
 
 // hasPartFiles reports an agent that keeps plugin parts in files of its

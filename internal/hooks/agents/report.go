@@ -2,11 +2,14 @@ package agents
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // What agent install and agent list have to tell the person; the
@@ -26,10 +29,126 @@ func (res Installed) Lines(site Site, o InstallOptions) []string {
 	if res.Native > 0 {
 		out = append(out, fmt.Sprintf("%s runs %s itself (prompt, agent, mcp_tool), written beside quiver's entries", ag.Title, handlers(res.Native)))
 	}
-	if res.Links > 0 {
-		out = append(out, fmt.Sprintf("Linked %d skill(s) and recipe(s) into %s", res.Links, filepath.Dir(site.Dirs().Skills)))
+	out = append(out, placed(site, res.Links)...)
+	switch {
+	case res.Shared == 1:
+		out = append(out, "1 skill reaches it from a folder another wired agent keeps it in")
+	case res.Shared > 1:
+		out = append(out, fmt.Sprintf("%d skills reach it from a folder another wired agent keeps them in", res.Shared))
+	}
+	out = append(out, kept(site, res.Files)...)
+	for _, f := range res.Files {
+		for _, m := range f.Members {
+			if memberKind(m.Keys) == "enabled plugin" {
+				out = append(out, "Claude Code loads these plugins with its own loader, as it loads a marketplace's: its sessions and claude -p have them, but claude plugin list shows only what claude plugin install put in its cache, so it does not list them (quiver agent list does)")
+				return out
+			}
+		}
 	}
 	return out
+}
+
+// placed says what of links (skills, commands, subagents) went into
+// which of the agent's folders, and whether linked or copied: "Linked 1
+// skill into .claude/skills", "Copied 2 commands into .gemini/commands".
+func placed(site Site, links []wiring.Link) []string {
+	type group struct {
+		verb, dir, kind string
+	}
+	counts := map[group]int{}
+	var order []group
+	for _, l := range links {
+		g := group{verb: "Copied", dir: path.Dir(l.Path), kind: folderKind(path.Base(path.Dir(l.Path)))}
+		if l.Target != "" {
+			g.verb = "Linked"
+		}
+		if counts[g] == 0 {
+			order = append(order, g)
+		}
+		counts[g]++
+	}
+	var out []string
+	for _, g := range order {
+		out = append(out, fmt.Sprintf("%s %s into %s", g.verb, term.Count(counts[g], g.kind), safefs.Visible(shownPath(site, g.dir))))
+	}
+	return out
+}
+
+// folderKind names what an agent's folder holds, by its name.
+func folderKind(dir string) string {
+	switch dir {
+	case "skills":
+		return "skill"
+	case "agents":
+		return "subagent"
+	}
+	return "command"
+}
+
+// kept says what quiver keeps in the agent's other files: "Wrote 1 MCP
+// server into .codex/config.toml".
+func kept(site Site, files []wiring.FileRecord) []string {
+	var out []string
+	for _, f := range files {
+		counts := map[string]int{}
+		var kinds []string
+		for _, m := range f.Members {
+			k := memberKind(m.Keys)
+			if counts[k] == 0 {
+				kinds = append(kinds, k)
+			}
+			counts[k]++
+		}
+		var parts []string
+		for _, k := range kinds {
+			parts = append(parts, term.Count(counts[k], k))
+		}
+		where := safefs.Visible(shownPath(site, f.Path))
+		switch {
+		case len(parts) == 0:
+		case len(kinds) == 1 && kinds[0] == "enabled plugin":
+			out = append(out, fmt.Sprintf("Enabled %s in %s", term.Count(counts[kinds[0]], "plugin"), where))
+		case len(kinds) == 1 && kinds[0] == "plugin marketplace":
+			out = append(out, fmt.Sprintf("Added quiver's plugin marketplace to %s", where))
+		default:
+			out = append(out, fmt.Sprintf("Wrote %s into %s", strings.Join(parts, " and "), where))
+		}
+	}
+	return out
+}
+
+// memberKind names a member quiver keeps by the key that holds it.
+func memberKind(keys []string) string {
+	if len(keys) == 0 {
+		return "entry"
+	}
+	switch keys[0] {
+	case "mcpServers", "mcp_servers", "mcp", "servers":
+		return "MCP server"
+	case "lspServers", "lsp":
+		return "LSP server"
+	case "enabledPlugins":
+		return "enabled plugin"
+	case "extraKnownMarketplaces":
+		return "plugin marketplace"
+	case "agent":
+		return "subagent"
+	case "command":
+		return "command"
+	}
+	return "entry"
+}
+
+// shownPath is p as the person finds it: relative to the project (or
+// home) the agent's paths start from, ~ for the home.
+func shownPath(site Site, p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(site.Base, p); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return p
 }
 
 // Warnings are what agent install warns of once it wired site with o: a

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 )
 
 // TestInstalledWarnings: install warns, in order, of a quiver the agent
@@ -61,10 +63,22 @@ func TestInstalledLines(t *testing.T) {
 	w := newWirer(t)
 	site := w.Site(Claude, false)
 	o := InstallOptions{Command: "quiver"}
-	got := Installed{Changed: true, Links: 2, Events: 7}.Lines(site, o)
-	want := fmt.Sprintf("Wired Claude Code (%s): 7 events call quiver hook run --format claude EVENT", site.Config)
-	if len(got) != 2 || got[0] != want || got[1] != "Linked 2 skill(s) and recipe(s) into "+filepath.Dir(site.Dirs().Skills) {
-		t.Errorf("lines %q, want first %q", got, want)
+	links := []wiring.Link{
+		{Path: ".claude/skills/tidy", Target: "../../x", Item: "acme/demo/tidy"},
+		{Path: ".claude/skills/lint", Target: "../../y", Item: "acme/demo/lint"},
+		{Path: ".claude/agents/helper.md", Item: "acme/demo/helper"},
+	}
+	files := []wiring.FileRecord{{Path: filepath.Join(site.Base, ".mcp.json"), Members: []wiring.Owned{
+		{Keys: []string{"mcpServers", "a"}}, {Keys: []string{"mcpServers", "b"}}, {Keys: []string{"lspServers", "c"}}}}}
+	got := Installed{Changed: true, Links: links, Files: files, Events: 7}.Lines(site, o)
+	want := []string{
+		fmt.Sprintf("Wired Claude Code (%s): 7 events call quiver hook run --format claude EVENT", site.Config),
+		"Linked 2 skills into .claude/skills",
+		"Copied 1 subagent into .claude/agents",
+		"Wrote 2 MCP servers and 1 LSP server into .mcp.json",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines\n%q\nwant\n%q", got, want)
 	}
 	if got := (Installed{}).Lines(site, o); len(got) != 1 || !strings.HasPrefix(got[0], "Already wired: Claude Code (") {
 		t.Errorf("unchanged: %q", got)

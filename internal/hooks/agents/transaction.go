@@ -391,8 +391,14 @@ type Installed struct {
 	// be); Changed whether it differs from what was there.
 	Data    []byte
 	Changed bool
-	// Links counts the skills and recipes kept in the agent's folders.
-	Links int
+	// Links are the skills, commands and subagents quiver keeps in the
+	// agent's folders (a link, or a copy); Shared counts the skills that
+	// reach it from a folder another wired agent keeps them in; Files
+	// are the agent's files quiver keeps members in (servers, Claude
+	// Code's plugin route).
+	Links  []wiring.Link
+	Shared int
+	Files  []wiring.FileRecord
 	// Missed says what of the plugins did not reach the agent, and why;
 	// Gate what the agent waits on before it uses what quiver wrote.
 	Missed []string
@@ -499,7 +505,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 			foreign = Foreign(ag, data)
 		}
 	}
-	res := Installed{Data: ch.Data, Changed: ch.Changed, Links: len(entry.Links), Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign, Native: len(native), Silenced: w.Silenced(site)}
+	res := Installed{Data: ch.Data, Changed: ch.Changed, Links: entry.Links, Shared: len(w.keptByOthers(site, rec)), Files: entry.Files, Missed: missed, Gate: w.Gate(site, entry), Foreign: foreign, Native: len(native), Silenced: w.Silenced(site)}
 	res.Events, res.Overlong = u.wired(ag)
 	return res, nil
 }

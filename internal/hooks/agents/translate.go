@@ -12,6 +12,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
 )
@@ -142,7 +143,7 @@ func render(t translator, data []byte, item, kind string, missed *[]string) (fun
 		return nil, false
 	}
 	if len(dropped) > 0 {
-		*missed = append(*missed, fmt.Sprintf("%s %s: dropped %s", kind, item, strings.Join(dropped, ", ")))
+		*missed = append(*missed, fmt.Sprintf("%s %s: arrives without %s (no such %s there)", kind, item, strings.Join(dropped, ", "), term.Plural(len(dropped), "field")))
 	}
 	return func(name string) ([]byte, error) {
 		fm, body := frontmatter(data)
