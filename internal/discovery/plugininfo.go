@@ -146,7 +146,7 @@ func Added(p plugins.Plugin) string {
 }
 
 // PluginRowHeader heads the rows of PluginRow.
-var PluginRowHeader = []string{"NAME", "LOCATION", "REF", "COMMIT", "SKILLS", "RECIPES", "HOOKS"}
+var PluginRowHeader = []string{"NAME", "LOCATION", "REF", "COMMIT", "SKILLS", "RECIPES", "HOOKS", "AGENTS", "MCP", "LSP"}
 
 // PluginRow is p's row in plugin list's table.
 func PluginRow(p plugins.Plugin) []string {
@@ -161,9 +161,11 @@ func PluginRow(p plugins.Plugin) []string {
 	if !p.Enabled() {
 		name += " (disabled)"
 	}
+	parts := p.Parts()
 	return []string{
 		name, string(p.Scope.Location), ref, commit,
 		strconv.Itoa(len(p.Contents.Skills)), strconv.Itoa(len(p.Contents.Recipes)), strconv.Itoa(len(p.Contents.Hooks) + len(HandlerNames(p.Contents))),
+		strconv.Itoa(len(parts.Agents)), strconv.Itoa(len(parts.MCP)), strconv.Itoa(len(parts.LSP)),
 	}
 }
 

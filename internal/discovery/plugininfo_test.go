@@ -15,7 +15,7 @@ func TestPluginRowsAndLines(t *testing.T) {
 	if got, want := Added(p), "Installed acme/guard in the project (v1.2.0, 4f1c2ab): 1 hook, 1 skill, 0 recipes"; got != want {
 		t.Errorf("Added: %q\nwant %q", got, want)
 	}
-	if got, want := strings.Join(PluginRow(p), "|"), "acme/guard|local|v1.2.0|4f1c2ab|1|0|1"; got != want {
+	if got, want := strings.Join(PluginRow(p), "|"), "acme/guard|local|v1.2.0|4f1c2ab|1|0|1|0|0|0"; got != want {
 		t.Errorf("PluginRow: %q, want %q", got, want)
 	}
 	info := InfoOf(p)
@@ -24,7 +24,7 @@ func TestPluginRowsAndLines(t *testing.T) {
 	}
 
 	p.Entry = plugins.LockEntry{Link: true, Source: "/src/guard", Disabled: true}
-	if got, want := strings.Join(PluginRow(p), "|"), "acme/guard (disabled)|local|-|link|1|0|1"; got != want {
+	if got, want := strings.Join(PluginRow(p), "|"), "acme/guard (disabled)|local|-|link|1|0|1|0|0|0"; got != want {
 		t.Errorf("PluginRow, linked and disabled: %q, want %q", got, want)
 	}
 	p.Missing = true

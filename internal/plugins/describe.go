@@ -44,6 +44,8 @@ func (e LockEntry) Installed() string {
 	switch {
 	case e.Link:
 		parts = append(parts, "linked to "+e.Source)
+	case e.Commit != "" && e.Ref != "" && strings.HasPrefix(e.Commit, e.Ref):
+		// pinned to this commit: the ref already says it
 	case e.Commit != "":
 		parts = append(parts, ShortCommit(e.Commit))
 	default:

@@ -32,6 +32,9 @@ func TestLockEntryInstalled(t *testing.T) {
 	}{
 		{LockEntry{Ref: "v1.2.0", Commit: "4f1c2ab9999"}, " (v1.2.0, 4f1c2ab)"},
 		{LockEntry{Commit: "4f1c2ab9999"}, " (4f1c2ab)"},
+		// A marketplace entry pinned to its commit says it once.
+		{LockEntry{Ref: "340e33a0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0", Commit: "340e33a0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"}, " (340e33a)"},
+		{LockEntry{Ref: "340e33a", Commit: "340e33a0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"}, " (340e33a)"},
 		{LockEntry{Link: true, Source: "/src/x"}, " (linked to /src/x)"},
 		{LockEntry{Source: "/src/x"}, " (copied from /src/x)"},
 	}

@@ -163,10 +163,11 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 			r[i] = Visible(r[i])
 		}
 	}
-	text := Align(header, rows, p.getenv)
+	var colors func(string) string
 	if p.Colors(p.StdoutIsTTY) {
-		text = Highlight(text, attention, reset)
+		colors = attention
 	}
+	text := AlignColored(header, rows, p.getenv, colors, reset)
 	_, err := io.WriteString(p.Stdout, text)
 	return err
 }

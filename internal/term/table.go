@@ -21,6 +21,15 @@ import (
 // tablewriter, whether the terminal counts East Asian ambiguous
 // characters as wide.
 func Align(header []string, rows [][]string, getenv func(string) string) string {
+	return AlignColored(header, rows, getenv, nil, "")
+}
+
+// AlignColored is Align with the cells of rows (never the header, nor
+// the first column, which names things) whose whole text colors gives an
+// escape for wrapped in it and reset: a status column's "invalid" is
+// red, the word inside a message ("0 invalid") is not. The escapes never
+// count as width.
+func AlignColored(header []string, rows [][]string, getenv func(string) string, colors func(cell string) string, reset string) string {
 	width := cellWidth(getenv)
 	all := append([][]string{header}, rows...)
 	var widths []int
@@ -33,12 +42,18 @@ func Align(header []string, rows [][]string, getenv func(string) string) string 
 		}
 	}
 	var b strings.Builder
-	for _, r := range all {
+	for n, r := range all {
 		var line strings.Builder
 		for i, c := range r {
 			c = strings.TrimSpace(c)
+			pad := strings.Repeat(" ", widths[i]-width(c)+2)
+			if color := ""; n > 0 && i > 0 && colors != nil {
+				if color = colors(c); color != "" {
+					c = color + c + reset
+				}
+			}
 			line.WriteString(c)
-			line.WriteString(strings.Repeat(" ", widths[i]-width(c)+2))
+			line.WriteString(pad)
 		}
 		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
@@ -137,17 +152,3 @@ func modernTerminal(getenv func(string) string) bool {
 		strings.Contains(term, "screen") || strings.Contains(term, "tmux")
 }
 
-// Highlight colors the words of an aligned table's rows (never its
-// header) that colors gives an escape for: each such word is wrapped in
-// its escape and reset. It runs after Align, so escapes never count as width.
-func Highlight(text string, colors func(word string) string, reset string) string {
-	lines := strings.SplitAfter(text, "\n")
-	for i := 1; i < len(lines); i++ {
-		for _, w := range strings.Fields(lines[i]) {
-			if c := colors(w); c != "" {
-				lines[i] = strings.Replace(lines[i], " "+w, " "+c+w+reset, 1)
-			}
-		}
-	}
-	return strings.Join(lines, "")
-}

@@ -122,14 +122,20 @@ func checkTables(t *testing.T, n int) {
 	}
 }
 
-// TestHighlight: words of rows named in the map are colored, the header
-// and other words stay plain, and the columns stay where Align put them.
-func TestHighlight(t *testing.T) {
-	text := Align([]string{"NAME", "STATUS"}, [][]string{{"a", "failed"}, {"failed", "ok"}}, func(string) string { return "" })
+// TestAlignColored: whole cells of rows named in the map are colored;
+// the header, the first column, and a word inside a longer cell ("0
+// failed") stay plain, and the columns stay where Align puts them.
+func TestAlignColored(t *testing.T) {
+	none := func(string) string { return "" }
+	header := []string{"NAME", "STATUS", "MESSAGE"}
+	rows := [][]string{{"a", "failed", "ok"}, {"failed", "ok", "0 failed"}}
 	colors := map[string]string{"failed": "<r>", "STATUS": "<h>"}
-	got := Highlight(text, func(w string) string { return colors[w] }, "</>")
-	want := "NAME    STATUS\na       <r>failed</>\nfailed  ok\n"
+	got := AlignColored(header, rows, none, func(w string) string { return colors[w] }, "</>")
+	want := "NAME    STATUS  MESSAGE\na       <r>failed</>  ok\nfailed  ok      0 failed\n"
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	if plain := Align(header, rows, none); plain != strings.NewReplacer("<r>", "", "</>", "").Replace(want) {
+		t.Errorf("Align and AlignColored place columns apart:\n%q", plain)
 	}
 }
