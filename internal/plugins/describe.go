@@ -44,7 +44,7 @@ func (e LockEntry) Installed() string {
 	switch {
 	case e.Link:
 		parts = append(parts, "linked to "+e.Source)
-	case e.Commit != "" && e.Ref != "" && strings.HasPrefix(e.Commit, e.Ref):
+	case e.Commit != "" && len(e.Ref) >= 7 && strings.Trim(e.Ref, "0123456789abcdef") == "" && strings.HasPrefix(e.Commit, e.Ref):
 		// pinned to this commit: the ref already says it
 	case e.Commit != "":
 		parts = append(parts, ShortCommit(e.Commit))
