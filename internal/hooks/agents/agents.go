@@ -186,6 +186,10 @@ type Agent struct {
 	writes     *regexp.Regexp
 }
 
+// AgentsDocURL is the page that says what each agent takes, named where
+// a message points at it: a go install user has no docs/ folder.
+const AgentsDocURL = "https://github.com/quiver-cli/quiver/blob/main/docs/agents.md"
+
 // Events are the events quiver wires for the agent, in the order written.
 func (a *Agent) Events() []Event {
 	if a.eventsFrom != nil {

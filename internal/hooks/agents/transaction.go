@@ -23,6 +23,7 @@ import (
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/plugins/policy"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // The one transaction every adapter uses (SPEC §13, §16): merge quiver's
@@ -1218,9 +1219,13 @@ func (w *Wirer) Diagnose() []format.Finding {
 			out = append(out, format.Finding{Severity: "error", File: r.Config, Reason: fmt.Sprintf("%s (%s) is wired, but a setting keeps it from running what quiver wired: %s", r.Title, r.Location, s),
 				Fix: "remove the setting if it is not yours (a repository may commit it to switch your guards off)"})
 		}
-		for _, m := range r.Missed {
-			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) did not get %s", r.Title, r.Location, m),
-				Fix: "set what it needs, or see docs/agents.md for what the agent cannot take"})
+		if len(r.Missed) > 0 {
+			out = append(out, format.Finding{Severity: "info", File: r.Config,
+				Reason: fmt.Sprintf("%s (%s) takes %s of the plugins otherwise, or not at all: %s", r.Title, r.Location, term.Count(len(r.Missed), "part"), strings.Join(r.Missed, "; ")),
+				Fix:    "nothing to do unless you need it there; what each agent takes: " + AgentsDocURL})
+		}
+		if r.Gate != "" {
+			out = append(out, format.Finding{Severity: "info", File: r.Config, Reason: fmt.Sprintf("%s (%s) does not use what quiver wrote until you let it", r.Title, r.Location), Fix: r.Gate})
 		}
 		wired[r.Agent+"@"+r.Location] = true
 		command := r.Command

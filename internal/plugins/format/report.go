@@ -57,6 +57,9 @@ func (r Report) Healthy(where string) (string, error) {
 	if r.Errors+r.Warnings > 0 {
 		return "", fmt.Errorf("found %s and %s", term.Count(r.Errors, "error"), term.Count(r.Warnings, "warning"))
 	}
+	if n := len(r.Findings) - r.Errors - r.Warnings; n > 0 {
+		return fmt.Sprintf("No problems found in %s (%s above).", where, term.Count(n, "note")), nil
+	}
 	return fmt.Sprintf("No problems found in %s.", where), nil
 }
 
