@@ -40,7 +40,9 @@ running "quiver hook run --format AGENT EVENT", and link quiver's active skills
 else in the file changes; installing again changes nothing. OpenCode has no
 hook configuration: quiver writes it a plugin (.opencode/plugins/quiver.js)
 that calls quiver, and removes it only while it is as quiver wrote it. What
-quiver added is recorded in .quiver/agents.yaml (~/.quiver with -g).
+quiver added is recorded in quiver's folder for the project on this machine
+(~/.quiver/projects/PROJECT/agents.yaml; ~/.quiver/agents.yaml with -g), never
+in the repository.
 --dry-run prints the file as it would be written.`, strings.Join(agents.Names(), ", ")),
 		Example: `  quiver agent install claude
   quiver agent install gemini -g

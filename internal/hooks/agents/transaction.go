@@ -364,6 +364,29 @@ func load(site Site) (*wiring.Record, []byte, bool, error) {
 	return rec, data, existed, nil
 }
 
+// missingDirs are the folders quiver may make for the agent of site (its
+// configuration's, its part files', its skill, command and subagent
+// folders) that do not exist yet (wiring.Missing).
+func (w *Wirer) missingDirs(site Site) []string {
+	var rels []string
+	under := func(p string) {
+		if rel, err := filepath.Rel(site.Base, p); err == nil && filepath.IsLocal(rel) {
+			rels = append(rels, filepath.Dir(rel))
+		}
+	}
+	under(site.Config)
+	for _, f := range site.Agent.partFilesOf(w, site) {
+		under(f.Path)
+	}
+	at := site.Dirs()
+	for _, d := range []string{at.Skills, at.Commands, at.Agents} {
+		if d != "" {
+			rels = append(rels, d)
+		}
+	}
+	return wiring.Missing(site.Base, rels...)
+}
+
 // writeOthers writes another program's file atomically, keeping its mode.
 func writeOthers(path string, data []byte) error {
 	perm := fs.FileMode(0o644)
@@ -444,6 +467,7 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 		}
 	}
 	prev := rec.Agents[ag.Name]
+	missingDirs := w.missingDirs(site)
 	var created []string
 	createdFile := !existed
 	if prev != nil {
@@ -496,6 +520,8 @@ func (w *Wirer) Install(ctx context.Context, site Site, o InstallOptions) (Insta
 		w.warn(fmt.Sprintf("quiver: %v", err))
 	}
 	w.syncOthers(site, rec)
+	rec.NoteDirs(site.Base, missingDirs)
+	rec.PruneDirs(site.Base)
 	if err := rec.Write(site.Record); err != nil {
 		return Installed{}, fmt.Errorf("record %s: %w", site.Record, err)
 	}
@@ -611,6 +637,7 @@ func (w *Wirer) Remove(ctx context.Context, site Site) (bool, error) {
 		}
 		delete(rec.Agents, ag.Name)
 		w.syncOthers(site, rec)
+		rec.PruneDirs(site.Base)
 		if err := rec.Write(site.Record); err != nil {
 			return removed, err
 		}
@@ -636,6 +663,8 @@ func (w *Wirer) syncItems(site Site, rec *wiring.Record) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	missingDirs := w.missingDirs(site)
+	defer func() { rec.NoteDirs(site.Base, missingDirs) }()
 	partsErr := w.syncParts(site, entry, plan)
 	var skills, recipes []wiring.Item
 	if site.Scope.Location != plugins.Local || d.Trusted {
@@ -827,14 +856,15 @@ func (w *Wirer) Sync(ctx context.Context) error {
 				continue
 			}
 			entry := rec.Agents[name]
-			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native)
+			before := fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native, rec.Dirs)
 			if err := w.syncEntries(site, entry, func() error { return rec.Write(path) }); err != nil {
 				errs = append(errs, err)
 			}
 			if _, err := w.syncItems(site, rec); err != nil {
 				errs = append(errs, err)
 			}
-			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native) != before
+			rec.PruneDirs(site.Base)
+			changed = changed || fmt.Sprint(entry.Links, entry.Files, entry.Missed, entry.Created, entry.Native, rec.Dirs) != before
 			unlock()
 		}
 		if changed || adopted {

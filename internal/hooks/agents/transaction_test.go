@@ -162,7 +162,10 @@ func TestHookFile(t *testing.T) {
 
 	// The user's own plugin of that name: refused, untouched.
 	mine := []byte("export const Mine = async () => ({});\n")
-	os.WriteFile(site.Config, mine, 0o644)
+	os.MkdirAll(filepath.Dir(site.Config), 0o755) // remove took away the folder it made
+	if err := os.WriteFile(site.Config, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := w.Install(t.Context(), site, opts); err == nil {
 		t.Error("installed over the user's plugin")
 	}

@@ -304,20 +304,46 @@ func (d *Doc) Append(keys []string, elem json.RawMessage, created *[]string) err
 		return err
 	}
 	depth := len(keys) + 1
-	before := d.lineBreak(depth)
-	if n := len(arr.Elements); n > 0 {
-		before = spacing(arr.Elements[n-1].BeforeExtra, before)
+	n := len(arr.Elements)
+	var v hujson.Value
+	if n > 0 && oneLine(arr) {
+		// [{...}] on one line stays one line: the element joins it as
+		// the file writes them, and leaves it as it was when taken away.
+		before := hujson.Extra(" ")
+		if n > 1 {
+			before = spacing(arr.Elements[n-1].BeforeExtra, before)
+		}
+		v, err = d.formatAs(elem, before, false)
+	} else {
+		before := d.lineBreak(depth)
+		if n > 0 {
+			before = spacing(arr.Elements[n-1].BeforeExtra, before)
+		}
+		v, err = d.format(elem, before)
+		d.openUp(&arr.AfterExtra, depth-1)
 	}
-	v, err := d.format(elem, before)
 	if err != nil {
 		return err
 	}
-	if n := len(arr.Elements); n > 0 && arr.Elements[n-1].AfterExtra != nil {
+	if n > 0 && arr.Elements[n-1].AfterExtra != nil {
 		v.AfterExtra = hujson.Extra("") // the file ends its lists with a comma: so does quiver
 	}
-	d.openUp(&arr.AfterExtra, depth-1)
 	arr.Elements = append(arr.Elements, v)
 	return nil
+}
+
+// oneLine reports an array written on one line: no line break before any
+// element nor before its closing bracket.
+func oneLine(arr *hujson.Array) bool {
+	if bytes.Contains(arr.AfterExtra, []byte("\n")) {
+		return false
+	}
+	for _, e := range arr.Elements {
+		if bytes.Contains(e.BeforeExtra, []byte("\n")) {
+			return false
+		}
+	}
+	return true
 }
 
 // Replace sets element i of the array at keys to elem, in place.
@@ -459,16 +485,19 @@ func (d *Doc) lineBreak(depth int) hujson.Extra {
 
 // openUp puts the closing bracket of a composite that had no members on a
 // line of its own (at depth), as it will now hold some.
+// An empty composite written with a blank inside ("[ ]") keeps it: the
+// blank is the file's, and closeUp gives it back.
 func (d *Doc) openUp(after *hujson.Extra, depth int) {
-	if d.multiline && !bytes.Contains(*after, []byte("\n")) && len(bytes.TrimSpace(*after)) == 0 {
+	if d.multiline && len(*after) == 0 {
 		*after = hujson.Extra("\n" + strings.Repeat(d.unit, depth))
 	}
 }
 
-// closeUp returns an emptied composite to "{}" or "[]" (unless comments
-// live there).
+// closeUp returns an emptied composite to "{}" or "[]" when openUp put its
+// closing bracket on a line of its own (not when comments live there, or
+// the file's own blank does: "[ ]" stays).
 func closeUp(after *hujson.Extra) {
-	if len(bytes.TrimSpace(*after)) == 0 {
+	if len(bytes.TrimSpace(*after)) == 0 && bytes.Contains(*after, []byte("\n")) {
 		*after = nil
 	}
 }
@@ -476,9 +505,14 @@ func closeUp(after *hujson.Extra) {
 // format parses elem and indents it to continue after before (the
 // whitespace that will precede it).
 func (d *Doc) format(elem json.RawMessage, before hujson.Extra) (hujson.Value, error) {
+	return d.formatAs(elem, before, d.multiline)
+}
+
+// formatAs is format, indented (multiline) or compact.
+func (d *Doc) formatAs(elem json.RawMessage, before hujson.Extra, multiline bool) (hujson.Value, error) {
 	var text []byte
 	var buf bytes.Buffer
-	if d.multiline {
+	if multiline {
 		prefix := string(before)
 		if i := strings.LastIndexByte(prefix, '\n'); i >= 0 {
 			prefix = prefix[i+1:]

@@ -23,6 +23,10 @@ const RecordFile = "agents.yaml"
 type Record struct {
 	Version int                     `yaml:"version"`
 	Agents  map[string]*AgentRecord `yaml:"agents"`
+	// Dirs are the folders quiver created for the agents (relative to
+	// the project, or the home folder, that the agents' paths start
+	// from): removed again once nothing is left in them (dirs.go).
+	Dirs []string `yaml:"dirs,omitempty"`
 }
 
 // AgentRecord is what quiver made for one agent.

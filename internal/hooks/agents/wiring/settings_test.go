@@ -28,6 +28,13 @@ func TestRoundTrip(t *testing.T) {
 		"{\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]\n            }\n        ]\n    },\n    \"x\": [1, 2]\n}\n",
 		`{"env":{"A":"b"},"hooks":{}}`,
 		"{\n\t\"hooks\": {\n\t\t\"Stop\": []\n\t}\n}\n",
+		// A one-line array in a multi-line file, a blank inside an
+		// empty composite: given back byte for byte.
+		"{\n  \"hooks\": {\n    \"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]}]\n  }\n}\n",
+		"{\n  \"hooks\": {\n    \"Stop\": [{\"hooks\": []},{\"hooks\": []}]\n  }\n}\n",
+		"{\n\t\"hooks\": {\n\t\t\"Stop\": [ ]\n\t}\n}",
+		"{ }\n",
+		"{\n  \"hooks\": { }\n}\n",
 	} {
 		c := claudeLike()
 		in, err := Install(c, []byte(orig), nil)
