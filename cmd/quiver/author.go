@@ -9,6 +9,7 @@ import (
 
 	"github.com/quiver-cli/quiver/internal/hooks"
 	"github.com/quiver-cli/quiver/internal/plugins"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Tools for plugin authors: plugin init and plugin validate.
@@ -56,7 +57,7 @@ func (a *App) runPluginInit(cmd *cobra.Command, o pluginInitOptions) error {
 	for _, f := range written {
 		fmt.Fprintf(a.Stdout, "  %s\n", filepath.Join(o.Dir, f))
 	}
-	a.Warnf("Created plugin %s in %s. Next: %s", name, o.Dir, plugins.NextSteps(o.Dir))
+	a.Warnf("Created plugin %s in %s. Next: %s", name, o.Dir, plugins.NextSteps(o.Dir, o.Format))
 	return nil
 }
 
@@ -104,10 +105,14 @@ by reading them. Exits 1 on errors, 0 with warnings only.`,
 }
 
 func (a *App) runPluginValidate(ctx context.Context, o pluginValidateOptions) error {
-	if o.Run {
-		a.Warnf("quiver: validate runs the hooks in %s (\"hook\" and \"run\" on a sample payload) to check them", o.Dir)
+	running := func(n int) {
+		if n == 0 {
+			a.Warnf("quiver: %s has no native hooks for --run to run; its hooks.json handlers are checked as written, not run (quiver hook test runs one)", o.Dir)
+			return
+		}
+		a.Warnf("quiver: validate runs the %s in %s (\"hook\" and \"run\" on a sample payload) to check them", term.Count(n, "native hook"), o.Dir)
 	}
-	r, err := hooks.Validate(ctx, o.Dir, o.Run, a.envAt(plugins.Layout{}).QueryTimeout())
+	r, err := hooks.Validate(ctx, o.Dir, hooks.ValidateOptions{Run: o.Run, QueryTimeout: a.envAt(plugins.Layout{}).QueryTimeout(), Running: running})
 	if err != nil {
 		return err
 	}

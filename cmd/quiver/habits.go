@@ -77,8 +77,8 @@ var habits = map[string]map[string]habit{
 		"refresh": with("quiver marketplace update"),
 	},
 	"quiver agent": {
-		"add":       with("quiver agent install"),
-		"update":    with("quiver agent sync"),
+		"add":    with("quiver agent install"),
+		"update": with("quiver agent sync"),
 	},
 }
 
@@ -113,7 +113,9 @@ func strayWord(c *cobra.Command, args []string) int {
 	fs := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	fs.SetOutput(io.Discard)
-	c.Flags().VisitAll(func(f *pflag.Flag) { fs.AddFlag(&pflag.Flag{Name: f.Name, Shorthand: f.Shorthand, Value: noValue{f.Value.Type()}, NoOptDefVal: f.NoOptDefVal}) })
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		fs.AddFlag(&pflag.Flag{Name: f.Name, Shorthand: f.Shorthand, Value: noValue{f.Value.Type()}, NoOptDefVal: f.NoOptDefVal})
+	})
 	path := strings.Fields(c.CommandPath())[1:]
 	if fs.Parse(args) != nil {
 		return -1

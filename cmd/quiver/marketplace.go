@@ -86,7 +86,7 @@ func (a *App) newMarketplaceListCmd() *cobra.Command {
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List the added marketplaces of both scopes",
-		Args:  exactArgs(0),
+		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runMarketplaceList(asJSON)
 		},

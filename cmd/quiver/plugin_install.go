@@ -27,7 +27,7 @@ plugins the lock no longer names removed (their data kept) and unwired from
 the agents: like npm ci, the lock is the set. This is how a teammate
 reproduces a project's plugins after git clone or a pull. One entry that
 cannot be installed does not stop the others; the command then exits 1.`,
-		Example:  "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g",
+		Example: "  git clone https://example.com/team/app && cd app && quiver plugin install\n  quiver plugin install -g",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				// claude plugin install NAME and npm install NAME add a

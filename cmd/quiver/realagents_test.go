@@ -562,3 +562,21 @@ func TestRealGeminiGivesServersWhatTheyNeed(t *testing.T) {
 		t.Errorf("agent list does not say how the long-named server was written:\n%s", list.stdout)
 	}
 }
+
+// TestRealClaudeValidatesTheScaffold: what plugin init --format claude
+// writes passes Claude Code's own validator in every profile, strict
+// included: the checks its plugin directory runs on a submission.
+func TestRealClaudeValidatesTheScaffold(t *testing.T) {
+	claude := realAgent(t, "QUIVER_TEST_CLAUDE")
+	h := newHarness(t, gitserver.New(t, gitserver.Options{}))
+	dir := filepath.Join(h.project, "myplug")
+	h.must("plugin", "init", dir, "--format", "claude")
+	for _, args := range [][]string{nil, {"--strict"}, {"--profile", "directory"}, {"--profile", "directory", "--strict"}} {
+		cmd := exec.Command(claude, append(append([]string{"plugin", "validate"}, args...), dir)...)
+		cmd.Env = agentEnv(h)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("claude plugin validate %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func samplePayload(event string) string {
 // Validate is plugin validate of the folder dir, relative to the working
 // directory: its report (ValidatePlugin), or an error when dir is no
 // folder.
-func Validate(ctx context.Context, dir string, run bool, queryTimeout time.Duration) (format.Report, error) {
+func Validate(ctx context.Context, dir string, o ValidateOptions) (format.Report, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return format.Report{}, err
@@ -43,14 +43,28 @@ func Validate(ctx context.Context, dir string, run bool, queryTimeout time.Durat
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return format.Report{}, fmt.Errorf("%s is not a folder", dir)
 	}
-	return format.NewReport(abs, ValidatePlugin(ctx, abs, run, queryTimeout)), nil
+	return format.NewReport(abs, ValidatePlugin(ctx, abs, o)), nil
+}
+
+// ValidateOptions are plugin validate's: Run runs each native hook
+// (asking QueryTimeout at most for its event), and Running, when set,
+// hears how many native hooks it is about to run before any starts (0:
+// the plugin has none, its hooks.json handlers are only read).
+type ValidateOptions struct {
+	Run          bool
+	QueryTimeout time.Duration
+	Running      func(natives int)
 }
 
 // ValidatePlugin is plugin validate's findings: format.Validate of the plugin folder
 // dir, plus, with run, each native hook's answer to `hook` and a run on a
 // minimal payload for its event (which runs the plugin's code).
-func ValidatePlugin(ctx context.Context, dir string, run bool, queryTimeout time.Duration) []format.Finding {
+func ValidatePlugin(ctx context.Context, dir string, o ValidateOptions) []format.Finding {
 	out, natives := format.Validate(dir)
+	run, queryTimeout := o.Run, o.QueryTimeout
+	if run && o.Running != nil {
+		o.Running(len(natives))
+	}
 	rel := func(p string) string {
 		r, err := filepath.Rel(dir, p)
 		if err != nil {

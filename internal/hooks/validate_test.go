@@ -24,7 +24,7 @@ func TestValidatePluginRun(t *testing.T) {
 	write("fails", "#!/bin/sh\n[ \"$1\" = hook ] && { echo turn_end; exit 0; }\necho broken >&2\nexit 1\n")
 	byFile := func(run bool) map[string]string {
 		got := map[string]string{}
-		for _, f := range ValidatePlugin(t.Context(), dir, run, 5*time.Second) {
+		for _, f := range ValidatePlugin(t.Context(), dir, ValidateOptions{Run: run, QueryTimeout: 5 * time.Second}) {
 			got[f.File] = f.Severity + ": " + f.Reason + " | " + f.Fix
 		}
 		return got
@@ -54,12 +54,12 @@ func TestValidate(t *testing.T) {
 	os.MkdirAll(filepath.Join("p", "hooks"), 0o755)
 	os.WriteFile(filepath.Join("p", "hooks", "mute"), []byte("#!/bin/sh\nexit 0\n"), 0o644)
 	os.WriteFile("file", nil, 0o644)
-	r, err := Validate(t.Context(), "p", false, time.Second)
+	r, err := Validate(t.Context(), "p", ValidateOptions{QueryTimeout: time.Second})
 	if err != nil || r.Dir != filepath.Join(dir, "p") || r.Errors == 0 {
 		t.Errorf("Validate(p) = %+v, %v; want the folder's report with the missing exec bit as an error", r, err)
 	}
 	for _, bad := range []string{"file", "missing"} {
-		if _, err := Validate(t.Context(), bad, false, time.Second); err == nil || err.Error() != bad+" is not a folder" {
+		if _, err := Validate(t.Context(), bad, ValidateOptions{QueryTimeout: time.Second}); err == nil || err.Error() != bad+" is not a folder" {
 			t.Errorf("Validate(%s): %v", bad, err)
 		}
 	}

@@ -1,14 +1,21 @@
 package plugins
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // The files `plugin init` writes, per format; {{NAME}}, {{ORG}}, {{REPO}}
@@ -82,13 +89,17 @@ func Create(dir, rawName string, o ScaffoldOptions) (Name, []string, error) {
 	return name, written, err
 }
 
-// NextSteps is what to run once dir holds a new plugin: validate it, then
-// add it, as ./dir when dir is relative (a spec without ./ would be read
-// as org/repo).
-func NextSteps(dir string) string {
+// NextSteps is what to run once dir holds a new plugin of format: validate
+// it (running its native hooks; a Claude-format plugin has none, and Claude
+// Code's own validator checks it too), then add it, as ./dir when dir is
+// relative (a spec without ./ would be read as org/repo).
+func NextSteps(dir, format string) string {
 	addArg := dir
 	if !filepath.IsAbs(dir) {
 		addArg = "./" + strings.TrimPrefix(dir, "./")
+	}
+	if format == FormatClaude {
+		return fmt.Sprintf("quiver plugin validate %s && quiver plugin add %s (Claude Code's own check: claude plugin validate --profile directory %s)", dir, addArg, dir)
 	}
 	return fmt.Sprintf("quiver plugin validate --run %s && quiver plugin add %s", dir, addArg)
 }
@@ -121,7 +132,8 @@ func Scaffold(dir string, name Name, o ScaffoldOptions) ([]string, error) {
 	if skill == "" {
 		skill = "example"
 	}
-	repl := strings.NewReplacer("{{NAME}}", name.String(), "{{ORG}}", name.Org(), "{{REPO}}", name.Repo(), "{{SKILL}}", skill)
+	repl := strings.NewReplacer("{{NAME}}", name.String(), "{{ORG}}", name.Org(), "{{REPO}}", name.Repo(), "{{SKILL}}", skill,
+		"{{YEAR}}", strconv.Itoa(time.Now().Year()))
 	var written []string
 	err := fs.WalkDir(scaffoldFS, root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -156,5 +168,33 @@ func Scaffold(dir string, name Name, o ScaffoldOptions) ([]string, error) {
 		written = append(written, rel)
 		return nil
 	})
+	if err == nil && root == "scaffold-claude" {
+		// Claude Code's plugin directory wants a square PNG of 512 to
+		// 2048 pixels: one drawn for the name, to be replaced.
+		var icon bytes.Buffer
+		if err = png.Encode(&icon, scaffoldIcon(name)); err == nil {
+			err = WriteFileAtomic(filepath.Join(dir, ".claude-plugin", "icon.png"), icon.Bytes(), 0o644)
+			written = append(written, ".claude-plugin/icon.png")
+		}
+	}
 	return written, err
+}
+
+// scaffoldIcon is a 512-pixel square in a color drawn from the name, with
+// a lighter disc in its middle.
+func scaffoldIcon(n Name) image.Image {
+	const size = 512
+	sum := sha256.Sum256([]byte(n.String()))
+	bg := color.RGBA{sum[0]/2 + 32, sum[1]/2 + 32, sum[2]/2 + 32, 255}
+	fg := color.RGBA{bg.R/2 + 128, bg.G/2 + 128, bg.B/2 + 128, 255}
+	img := image.NewPaletted(image.Rect(0, 0, size, size), color.Palette{bg, fg})
+	for y := range size {
+		for x := range size {
+			dx, dy := x-size/2, y-size/2
+			if dx*dx+dy*dy < (size*3/10)*(size*3/10) {
+				img.SetColorIndex(x, y, 1)
+			}
+		}
+	}
+	return img
 }

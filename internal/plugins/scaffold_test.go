@@ -59,8 +59,11 @@ func TestNextSteps(t *testing.T) {
 		".":        "quiver plugin validate --run . && quiver plugin add ./.",
 		"../guard": "quiver plugin validate --run ../guard && quiver plugin add ./../guard",
 	} {
-		if got := NextSteps(dir); got != want {
+		if got := NextSteps(dir, FormatNative); got != want {
 			t.Errorf("NextSteps(%q) = %q; want %q", dir, got, want)
 		}
+	}
+	if got, want := NextSteps("g", FormatClaude), "quiver plugin validate g && quiver plugin add ./g (Claude Code's own check: claude plugin validate --profile directory g)"; got != want {
+		t.Errorf("NextSteps, Claude format = %q; want %q", got, want)
 	}
 }

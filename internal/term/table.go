@@ -151,4 +151,3 @@ func modernTerminal(getenv func(string) string) bool {
 		strings.Contains(term, "xterm") && !strings.Contains(term, "xterm-mono") ||
 		strings.Contains(term, "screen") || strings.Contains(term, "tmux")
 }
-

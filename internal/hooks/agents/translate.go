@@ -12,9 +12,9 @@ import (
 	"github.com/quiver-cli/quiver/internal/hooks/agents/wiring"
 	"github.com/quiver-cli/quiver/internal/lazy"
 	"github.com/quiver-cli/quiver/internal/plugins"
-	"github.com/quiver-cli/quiver/internal/term"
 	"github.com/quiver-cli/quiver/internal/plugins/format"
 	"github.com/quiver-cli/quiver/internal/safefs"
+	"github.com/quiver-cli/quiver/internal/term"
 )
 
 // Commands and subagents for agents without Claude's plugin loader (SPEC

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PreToolUse handler for Bash: Claude's input JSON on stdin. Deny with a
 # reason through hookSpecificOutput, or print nothing to allow.
-# Try it: quiver hook test {{NAME}}/hooks.json/PreToolUse.1 --event before_tool_call
+# Try it: echo '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}' \
+#   | quiver hook test {{NAME}}/hooks.json/PreToolUse.1 --event before_tool_call
 input=$(cat)
 case "$input" in
 *'rm -rf /'*)
