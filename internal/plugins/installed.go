@@ -230,9 +230,16 @@ func ListPluginsWith(s Scope, kinds Kinds, manifest bool, dirs Dirs) ([]Plugin, 
 	return out, nil
 }
 
+// LocalOrg is the org of a plugin named by its folder's manifest alone
+// (plugin init names its scaffolds so too).
+const LocalOrg = "local"
+
 // ResolveName decides the plugin name for a spec: --name when given; for a
-// local folder, a full org/repo in its plugin.yaml; else the last two path
-// segments (SPEC §5).
+// git URL, its last two path segments (SPEC §5); for a local folder, what
+// its own files say: a full org/repo in its plugin.yaml, else the name in
+// plugin.yaml or in .claude-plugin/plugin.json as local/NAME. A folder's
+// path is no plugin name (./obra+superpowers, ~/src/x): one that says
+// nothing of its name is refused with what to give.
 func ResolveName(spec Spec, override string) (Name, error) {
 	if override != "" {
 		n, err := ParseName(override)
@@ -246,6 +253,7 @@ func ResolveName(spec Spec, override string) (Name, error) {
 		if spec.Subdir != "" {
 			dir = filepath.Join(dir, filepath.FromSlash(spec.Subdir))
 		}
+		bare := ""
 		if m, err := ReadManifest(dir); err == nil {
 			switch {
 			case strings.Count(m.Name, "/") == 1:
@@ -258,6 +266,22 @@ func ResolveName(spec Spec, override string) (Name, error) {
 					return n, nil
 				}
 			}
+			bare = m.Name
+		}
+		if bare == "" {
+			if cm, ok, err := ReadClaudeManifest(dir); err == nil && ok {
+				bare = cm.Name
+			}
+		}
+		if bare != "" && !strings.Contains(bare, "/") {
+			n, err := NewName(LocalOrg, bare)
+			if err != nil {
+				return Name{}, fmt.Errorf("%w %q: its manifest names it %q, which is no plugin name (%v); give one with --name org/repo", ErrInvalidSpec, Redact(spec.Raw), bare, err)
+			}
+			return n, nil
+		}
+		if spec.Subdir == "" {
+			return Name{}, fmt.Errorf("%w %q: a folder's path is no plugin name, and neither its plugin.yaml nor .claude-plugin/plugin.json names it; give it one with --name org/repo", ErrInvalidSpec, Redact(spec.Raw))
 		}
 	}
 	if spec.Name.IsZero() {
