@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
@@ -30,6 +31,11 @@ type Env struct {
 
 	fetcher *plugins.Fetcher
 	policy  *policy.Policy
+	// checkouts caches checkout's answers (installs run in parallel).
+	checkouts struct {
+		sync.Mutex
+		dirs map[string]string
+	}
 }
 
 func (e *Env) warn(format string, a ...any) {
@@ -72,9 +78,27 @@ func (e *Env) Fetcher() *plugins.Fetcher {
 		f := plugins.NewFetcher(e.Getenv)
 		f.OnConfigError = func(err error) { e.warn("quiver: %v; fetching without its url.insteadOf rewrites", err) }
 		f.Progress = e.Progress
+		f.Checkout = e.checkout
 		e.fetcher = f
 	}
 	return e.fetcher
+}
+
+// checkout is the command's Fetcher.Checkout: a marketplace checkout of
+// either scope verified once per command (hashing it reads every file).
+func (e *Env) checkout(source, commit string) string {
+	e.checkouts.Lock()
+	defer e.checkouts.Unlock()
+	key := source + "\x00" + commit
+	if dir, ok := e.checkouts.dirs[key]; ok {
+		return dir
+	}
+	dir := plugins.VerifiedCheckout(e.Layout.Scopes(), source, commit)
+	if e.checkouts.dirs == nil {
+		e.checkouts.dirs = map[string]string{}
+	}
+	e.checkouts.dirs[key] = dir
+	return dir
 }
 
 // Policy is the team's policy (SPEC §17), read once; what its files say

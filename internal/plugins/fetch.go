@@ -73,6 +73,12 @@ type Fetcher struct {
 	OnConfigError func(error)
 	// Progress receives go-git's progress lines; nil for silence.
 	Progress io.Writer
+	// Checkout, when set, names a folder this machine checked out of
+	// source at commit (a marketplace's, verified against quiver's own
+	// record of it), "" for none: a folder of that commit is copied from
+	// it rather than fetched again, so a marketplace is fetched once,
+	// not once per plugin installed from it.
+	Checkout func(source, commit string) string
 
 	configErr sync.Once
 	// rewritten remembers Rewrite's answers: each asks the git helper.
@@ -181,6 +187,13 @@ func (f *Fetcher) fetchSubdir(ctx context.Context, spec Spec, link bool, dst str
 	if link {
 		return Fetched{}, fmt.Errorf("%w: --link needs a local folder", ErrInvalidSpec)
 	}
+	if f.Checkout != nil && fullCommit(spec.Ref) {
+		if dir := f.Checkout(spec.Source(), spec.Ref); dir != "" {
+			if sub, err := subFolder(dir, spec.Subdir); err == nil {
+				return Fetched{Commit: spec.Ref}, copyTree(sub, dst)
+			}
+		}
+	}
 	repo := dst + ".repo"
 	defer os.RemoveAll(repo)
 	got, err := f.fetch(ctx, whole, false, repo, spec.Subdir+"/")
@@ -198,6 +211,12 @@ func (f *Fetcher) fetchSubdir(ctx context.Context, spec Spec, link bool, dst str
 		return Fetched{}, err
 	}
 	return Fetched{Commit: got.Commit}, nil
+}
+
+// fullCommit reports a ref that is a whole commit id: only such a ref
+// names the same files in any checkout of it.
+func fullCommit(ref string) bool {
+	return len(ref) == 40 && strings.Trim(ref, "0123456789abcdef") == ""
 }
 
 // subFolder returns root/sub after checking that each step is a real

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -507,6 +509,25 @@ func (s Scope) checkoutSource(name string) string {
 		return ""
 	}
 	return rec.Source
+}
+
+// VerifiedCheckout is the folder of a marketplace checkout, in one of
+// scopes, that this machine put in place for source at commit and that
+// is unchanged since (CheckoutVerified); "" when there is none.
+func VerifiedCheckout(scopes []Scope, source, commit string) string {
+	for _, s := range scopes {
+		lock, err := ReadLock(s.LockPath())
+		if err != nil {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(lock.Marketplaces)) {
+			me := lock.Marketplaces[name]
+			if me.Commit == commit && SameSource(me.Source, source) && CheckoutVerified(s, name, me) {
+				return s.MarketplaceDir(name)
+			}
+		}
+	}
+	return ""
 }
 
 func CheckoutVerified(s Scope, name string, entry MarketplaceEntry) bool {
