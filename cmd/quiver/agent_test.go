@@ -433,8 +433,9 @@ func TestAgentLinksLeaveUsersFilesAlone(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || !fi.IsDir() {
 		t.Fatalf("the plugin's skill is not copied under its full name: %v", err)
 	}
-	if data, err := os.ReadFile(filepath.Join(link, "SKILL.md")); err != nil || !strings.Contains(string(data), "name: review") {
-		t.Fatalf("the copy is not the plugin's skill: %q %v", data, err)
+	if data, err := os.ReadFile(filepath.Join(link, "SKILL.md")); err != nil || !strings.Contains(string(data), "name: acme-guard-review\n") ||
+		!strings.Contains(string(data), "Review a change for correctness") {
+		t.Fatalf("the copy is not the plugin's skill under the name it is placed by: %q %v", data, err)
 	}
 	check := func(when string) {
 		t.Helper()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -459,7 +460,11 @@ func writeClaudeView(p plugins.Plugin, name, dst string, servers claudeServers, 
 		return err
 	}
 	unread := viewDocs(p, gen, missed)
+	carried := carriedItems(p)
 	skip := func(rel string) bool {
+		if !carried(rel) {
+			return true
+		}
 		switch rel {
 		case "hooks/" + plugins.HooksJSON, plugins.EntryManifestPath, plugins.ClaudeManifestPath, viewHashFile, ".mcp.json", ".lsp.json",
 			// Read by Claude Code's plugin loader and judged by no one
@@ -490,6 +495,50 @@ func writeClaudeView(p plugins.Plugin, name, dst string, servers claudeServers, 
 	gen[viewHashFile] = []byte(sum)
 	_, err = wiring.WriteView(p.Dir, dst, skip, gen)
 	return err
+}
+
+// carriedItems says whether a file of p's folder belongs in its view as
+// far as its skills, commands and subagents go: in the folders Claude
+// Code loads by default (skills/, commands/, agents/), only the items
+// quiver lists for the plugin are carried. A marketplace entry that names
+// the whole repository and lists some of its skills carries those, in
+// Claude Code as in every other agent; Claude's loader would read every
+// skill under skills/ besides the listed ones.
+func carriedItems(p plugins.Plugin) func(rel string) bool {
+	skills := map[string]bool{}
+	for _, sk := range p.Contents.Skills {
+		if rel, err := filepath.Rel(p.Dir, filepath.Dir(sk.Path)); err == nil {
+			skills[filepath.ToSlash(rel)] = true
+		}
+	}
+	docs := map[string]bool{}
+	add := func(path string) {
+		if rel, err := filepath.Rel(p.Dir, path); err == nil {
+			docs[filepath.ToSlash(rel)] = true
+		}
+	}
+	for _, r := range p.Contents.Recipes {
+		if r.Command {
+			add(r.Path)
+		}
+	}
+	for _, a := range p.Parts().Agents {
+		add(a.Path)
+	}
+	return func(rel string) bool {
+		switch {
+		case strings.HasPrefix(rel, "skills/"):
+			for d := path.Dir(rel); d != "." && d != "skills"; d = path.Dir(d) {
+				if skills[d] {
+					return true
+				}
+			}
+			return false
+		case strings.HasPrefix(rel, "commands/"), strings.HasPrefix(rel, "agents/"):
+			return !strings.HasSuffix(rel, ".md") || docs[rel]
+		}
+		return true
+	}
 }
 
 // unjudgedDirs are the folders of a plugin that Claude Code 2.1.328's
@@ -562,7 +611,7 @@ func viewDocs(p plugins.Plugin, gen map[string][]byte, missed *[]string) (unread
 // viewKey names a view by its source's hash and the generated files.
 func viewKey(source string, gen map[string][]byte) string {
 	h := sha256.New()
-	h.Write([]byte("view 2\n" + source + "\n"))
+	h.Write([]byte("view 3\n" + source + "\n"))
 	for _, k := range slices.Sorted(maps.Keys(gen)) {
 		fmt.Fprintf(h, "%s\x00%x\n", k, sha256.Sum256(gen[k]))
 	}

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -796,6 +797,12 @@ func linkItems(docs []discovery.Doc, s plugins.Scope, folder bool, routed map[st
 			path = filepath.Dir(path)
 		}
 		it := wiring.Item{Name: d.Name, Own: own, Path: path}
+		if folder {
+			it.Rename = renameSkill(d.Path)
+			if !d.Plugin.IsZero() {
+				it.Root = s.PluginDir(d.Plugin)
+			}
+		}
 		if s.Location == plugins.Local {
 			// A project's items reach the agent as copies of what the
 			// user trusted, never as links a pull could change.
@@ -807,6 +814,51 @@ func linkItems(docs []discovery.Doc, s plugins.Scope, folder bool, routed map[st
 		items = append(items, it)
 	}
 	return items
+}
+
+// renameSkill is a skill's wiring.Item.Rename: its SKILL.md (skillFile)
+// with the name line of its frontmatter set to the name the skill is
+// placed under, when that differs. Only that line changes; a skill
+// without a name in its frontmatter is named by its folder already.
+func renameSkill(skillFile string) func(name string) (string, []byte, bool) {
+	return func(name string) (string, []byte, bool) {
+		data, err := safefs.ReadFile(skillFile, maxDoc)
+		if err != nil {
+			return "", nil, false
+		}
+		out, ok := withName(data, name)
+		return filepath.Base(skillFile), out, ok
+	}
+}
+
+// withName is a Markdown file whose frontmatter's top-level name is
+// name; ok is false when it already is, or the frontmatter has none.
+func withName(data []byte, name string) ([]byte, bool) {
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) == 0 || strings.TrimRight(lines[0], "\r\n") != "---" {
+		return nil, false
+	}
+	for i := 1; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], "\r\n")
+		if line == "---" {
+			break
+		}
+		rest, found := strings.CutPrefix(line, "name:")
+		if !found {
+			continue
+		}
+		current := strings.Trim(strings.TrimSpace(rest), `"'`)
+		if current == name {
+			return nil, false
+		}
+		value := name
+		if strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != "" {
+			value = strconv.Quote(name)
+		}
+		lines[i] = "name: " + value + lines[i][len(line):]
+		return []byte(strings.Join(lines, "")), true
+	}
+	return nil, false
 }
 
 // Sync re-syncs the skills and recipes of every wired agent of the

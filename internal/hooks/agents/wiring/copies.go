@@ -39,11 +39,32 @@ var (
 )
 
 // treeFile is one file of an item as it is copied: links inside the
-// item are followed (a copy holds no link), folders walked.
+// item are followed (a copy holds no link), folders walked. data, when
+// set, is written instead of path's content (override).
 type treeFile struct {
 	rel  string
 	path string
 	mode fs.FileMode
+	data []byte
+}
+
+// override is one file of a copy written with other content.
+type override struct {
+	rel  string
+	data []byte
+}
+
+// apply puts o's content in place of its file in files.
+func (o *override) apply(files []treeFile) []treeFile {
+	if o == nil {
+		return files
+	}
+	for i := range files {
+		if files[i].rel == o.rel {
+			files[i].data = o.data
+		}
+	}
+	return files
 }
 
 // itemFiles lists what copying src writes: the file itself, or every file
@@ -125,8 +146,12 @@ func within(root, p string) bool {
 func hashFiles(files []treeFile) (string, error) {
 	h := sha256.New()
 	for _, f := range files {
-		sum, err := safefs.HashFile(f.path, safefs.MaxContent)
-		if err != nil {
+		var sum string
+		var err error
+		if f.data != nil {
+			s := sha256.Sum256(f.data)
+			sum = hex.EncodeToString(s[:])
+		} else if sum, err = safefs.HashFile(f.path, safefs.MaxContent); err != nil {
 			return "", err
 		}
 		x := "-"
@@ -139,12 +164,15 @@ func hashFiles(files []treeFile) (string, error) {
 }
 
 // itemHash is what a copy of src hashes to.
-func itemHash(src, root string) (string, error) {
+func itemHash(src, root string) (string, error) { return itemHashOver(src, root, nil) }
+
+// itemHashOver is what a copy of src with over hashes to.
+func itemHashOver(src, root string, over *override) (string, error) {
 	files, err := itemFiles(src, root)
 	if err != nil {
 		return "", err
 	}
-	return hashFiles(files)
+	return hashFiles(over.apply(files))
 }
 
 // DataHash names the content of a file quiver generates whole (an
@@ -179,11 +207,15 @@ func writeGenerated(dst string, data []byte) error {
 
 // copyItem writes a copy of src at dst (which must not exist): staged
 // beside it and renamed into place, so an agent never reads half a skill.
-func copyItem(src, root, dst string) (string, error) {
+func copyItem(src, root, dst string) (string, error) { return copyItemOver(src, root, dst, nil) }
+
+// copyItemOver is copyItem with over's file written with its content.
+func copyItemOver(src, root, dst string, over *override) (string, error) {
 	files, err := itemFiles(src, root)
 	if err != nil {
 		return "", err
 	}
+	files = over.apply(files)
 	sum, err := hashFiles(files)
 	if err != nil {
 		return "", err
@@ -209,7 +241,12 @@ func copyItem(src, root, dst string) (string, error) {
 				return fail(err)
 			}
 		}
-		if err := copyOne(f.path, to, f.mode); err != nil {
+		if f.data != nil {
+			err = os.WriteFile(to, f.data, f.mode|0o600)
+		} else {
+			err = copyOne(f.path, to, f.mode)
+		}
+		if err != nil {
 			return fail(err)
 		}
 	}

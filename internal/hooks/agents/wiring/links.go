@@ -27,6 +27,14 @@ type Item struct {
 	// with the name the file gets (without its suffix), it returns the
 	// content. Path is then the source, for messages.
 	Render func(name string) ([]byte, error)
+	// Rename, when set, is asked for the name the item is placed under:
+	// the file of the item (relative to it) that names it, rewritten to
+	// that name, when the two differ (ok). The item then reaches the
+	// agent as a copy with that file replaced: a skill placed as
+	// acme-guard-review when another plugin's review took review keeps
+	// the name the agent lists it by apart (agents key skills on the
+	// name in SKILL.md, not on the folder).
+	Rename func(name string) (rel string, data []byte, ok bool)
 }
 
 // LinkDir is a folder of the agent's where one kind of item goes.
@@ -53,8 +61,10 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 		copy       bool
 		from, root string
 		hash       string
-		// data is a generated file's content.
+		// data is a generated file's content; over, a file of a copy
+		// written with other content (Item.Rename).
 		data []byte
+		over *override
 	}
 	wanted := map[string]want{}
 	var order []string
@@ -93,13 +103,18 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 						placed = true
 					}
 					w = want{item: it.Name, copy: true, data: data, hash: dataHash(data)}
-				case it.Copy:
-					sum, err := itemHash(it.Path, it.Root)
+				case it.Copy || renamed(it, n) != nil:
+					over := renamed(it, n)
+					root := it.Root
+					if root == "" {
+						root = it.Path
+					}
+					sum, err := itemHashOver(it.Path, root, over)
 					if err != nil {
 						warnings = append(warnings, fmt.Sprintf("%s is not copied into %s: %v", it.Name, d.Dir, err))
 						placed = true
 					}
-					w = want{item: it.Name, copy: true, from: it.Path, root: it.Root, hash: sum}
+					w = want{item: it.Name, copy: true, from: it.Path, root: root, hash: sum, over: over}
 				default:
 					target := it.Path
 					if r, err := filepath.Rel(filepath.Join(base, filepath.Dir(rel)), it.Path); err == nil {
@@ -176,7 +191,7 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 				warnings = append(warnings, fmt.Sprintf("%s is not copied: %s is taken", w.item, rel))
 				continue
 			}
-			copy := func() (string, error) { return copyItem(w.from, w.root, filepath.Join(base, rel)) }
+			copy := func() (string, error) { return copyItemOver(w.from, w.root, filepath.Join(base, rel), w.over) }
 			if w.data != nil {
 				copy = func() (string, error) { return w.hash, writeGenerated(filepath.Join(base, rel), w.data) }
 			}
@@ -209,6 +224,19 @@ func SyncLinks(base string, dirs []LinkDir, prev []Link) (kept []Link, warnings 
 func RemoveLinks(base string, links []Link) error {
 	_, _, err := SyncLinks(base, nil, links)
 	return err
+}
+
+// renamed is the file of it to rewrite when it is placed as name, nil
+// when none (Item.Rename).
+func renamed(it Item, name string) *override {
+	if it.Rename == nil {
+		return nil
+	}
+	rel, data, ok := it.Rename(name)
+	if !ok {
+		return nil
+	}
+	return &override{rel: filepath.FromSlash(rel), data: data}
 }
 
 // flat turns a name into one file name: "/" becomes "-".
