@@ -98,3 +98,32 @@ func startModel(t *testing.T) *modelserver.Server {
 	t.Cleanup(func() { model.Close() })
 	return model
 }
+
+// TestRealGeminiRunsTheCommandsShellLines: a Claude command's !`...` line
+// reaches Gemini CLI as !{...}, which it runs, and @file as @{...}, whose
+// content it reads: the model gets the output and the file (issue 44
+// item 17).
+func TestRealGeminiRunsTheCommandsShellLines(t *testing.T) {
+	gemini := realAgent(t, "QUIVER_TEST_GEMINI")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name": "cc"}`)
+	writeFile(t, filepath.Join(dir, "commands", "probe.md"), "---\ndescription: Probe\n---\nOutput: !`echo QUIVER-SHELL-$((6*7))`\nFile: @notes.txt\n")
+	srv := gitserver.New(t, gitserver.Options{})
+	if _, err := srv.Commit("acme/cc", "main", dir, "cc"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, srv)
+	writeFile(t, filepath.Join(h.project, "notes.txt"), "QUIVER-NOTES-CONTENT\n")
+	writeFile(t, filepath.Join(h.home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}}}`)
+	h.must("agent", "install", "gemini", "--command", os.Args[0])
+	h.must("plugin", "add", "acme/cc")
+	model := startModel(t)
+	env := agentEnv(h, "GEMINI_API_KEY=x", "GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_CLI_TRUST_WORKSPACE=true")
+	out := runAgent(t, h, env, gemini, "-p", "/probe", "--output-format", "stream-json", "--yolo", "-m", "gemini-2.5-flash")
+	sent := model.All()
+	for what, want := range map[string]string{"the shell line's output": "QUIVER-SHELL-42", "the file's content": "QUIVER-NOTES-CONTENT"} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("Gemini did not send its model %s (%q)\nagent output:\n%s", what, want, out)
+		}
+	}
+}

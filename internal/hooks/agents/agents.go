@@ -141,6 +141,9 @@ type Agent struct {
 	// command and subagent translate a Claude-format command or subagent
 	// into the agent's format (nil: it takes them as they are).
 	command, subagent translator
+	// syntax spells a command's body the agent's way (cmdsyntax.go): nil
+	// for an agent that reads Claude's.
+	syntax commandSyntax
 	// hookFile is set for an agent that has no hook configuration but
 	// loads programs (OpenCode's JavaScript plugins): the configuration
 	// (ConfigLocal, ConfigGlobal) is then a program quiver generates

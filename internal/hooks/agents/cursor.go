@@ -33,6 +33,7 @@ var Cursor = &Agent{
 	SkillsDir:   ".cursor/skills",
 	SkillsToo:   []string{".agents/skills"},
 	CommandsDir: ".cursor/commands",
+	syntax:      cursorSyntax,
 	AgentsDir:   ".cursor/agents",
 	AgentSuffix: ".md",
 	subagent:    cursorSubagent,

@@ -48,6 +48,7 @@ var Gemini = &Agent{
 	AgentsDir:     ".gemini/agents",
 	AgentSuffix:   ".md",
 	command:       geminiCommand,
+	syntax:        geminiSyntax,
 	subagent:      geminiSubagent,
 	shell:         true, // bash -c (0.61, measured)
 	blocking:      []string{beforeToolCall, userMessageSend},

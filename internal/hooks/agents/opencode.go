@@ -49,6 +49,7 @@ var OpenCode = &Agent{
 	User: &Dirs{Skills: ".agents/skills", SkillsToo: []string{".claude/skills"},
 		Commands: ".config/opencode/commands", Agents: ".config/opencode/agents"},
 	command:   opencodeCommand,
+	syntax:    opencodeSyntax,
 	subagent:  opencodeSubagent,
 	decode:    opencodeDecode,
 	encode:    opencodeEncode,

@@ -94,6 +94,13 @@ func commandItems(site Site, items []wiring.Item, docs []discovery.Doc, ps []plu
 			}
 			text = plugins.ExpandVars(text, vals)
 		}
+		if site.Agent.syntax != nil {
+			var notes []string
+			text, notes = withSyntax(text, site.Agent.syntax)
+			for _, n := range notes {
+				*missed = append(*missed, fmt.Sprintf("command %s: %s", it.Name, n))
+			}
+		}
 		if site.Agent.command == nil && text == string(data) {
 			out = append(out, it)
 			continue
@@ -177,6 +184,8 @@ func frontmatter(data []byte) (map[string]any, string) {
 
 var looseField = lazy.Regexp{Expr: `^([A-Za-z_][A-Za-z0-9_-]*):(.*)$`}
 
+var anyArgs = lazy.Regexp{Expr: `\$ARGUMENTS(\[\d+\])?`}
+
 func flatName(name string) string { return strings.ReplaceAll(name, "/", "-") }
 
 // geminiCommand writes a command as Gemini's TOML: its description and
@@ -190,8 +199,13 @@ func geminiCommand(fm map[string]any, body, name string) ([]byte, []string, erro
 		}
 	}
 	slices.Sort(dropped)
-	prompt := strings.ReplaceAll(body, "$ARGUMENTS", "{{args}}")
-	if positional.Get().MatchString(prompt) {
+	prompt := anyArgs.Get().ReplaceAllStringFunc(body, func(m string) string {
+		if m != "$ARGUMENTS" {
+			return m // $ARGUMENTS[N]: no Gemini form (geminiSyntax says so)
+		}
+		return "{{args}}"
+	})
+	if positionalArg.Get().MatchString(prompt) {
 		prompt = "Arguments: {{args}}\n\n" + prompt
 	}
 	var b bytes.Buffer
@@ -201,8 +215,6 @@ func geminiCommand(fm map[string]any, body, name string) ([]byte, []string, erro
 	fmt.Fprintf(&b, "prompt = %s\n", tomlString(prompt))
 	return b.Bytes(), dropped, nil
 }
-
-var positional = lazy.Regexp{Expr: `\$[1-9]\b`}
 
 // tomlString is s as a TOML basic string.
 func tomlString(s string) string {
