@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 
@@ -24,16 +25,16 @@ quiver's active skills and recipes linked into the folders the agent reads.`,
 }
 
 type agentInstallOptions struct {
-	Agent  string
-	Global bool
+	Agents      []string
+	All, Global bool
 	agents.InstallOptions
 }
 
 func (a *App) newAgentInstallCmd() *cobra.Command {
 	var o agentInstallOptions
 	cmd := &cobra.Command{
-		Use:   "install AGENT",
-		Short: "Make an agent call quiver at every event",
+		Use:   "install AGENT... | --all",
+		Short: "Make agents call quiver at every event",
 		Long: fmt.Sprintf(`Add one entry per event to the agent's hook configuration (%s), each
 running "quiver hook run --format AGENT EVENT", and link quiver's active skills
 (and, for Claude Code, recipes as commands) into the agent's folders. Nothing
@@ -43,21 +44,27 @@ that calls quiver, and removes it only while it is as quiver wrote it. What
 quiver added is recorded in quiver's folder for the project on this machine
 (~/.quiver/projects/PROJECT/agents.yaml; ~/.quiver/agents.yaml with -g), never
 in the repository.
+Several agents may be named at once; --all wires every agent found on this
+machine (its program on PATH, or its folder in your home). One that fails
+does not stop the others; the command then exits 1.
 --dry-run prints the file as it would be written.`, strings.Join(agents.Names(), ", ")),
 		Example: `  quiver agent install claude
+  quiver agent install claude codex gemini
+  quiver agent install --all
   quiver agent install gemini -g
   quiver agent install cursor --dry-run
   quiver agent install copilot
   quiver agent install opencode -g
   quiver agent install claude --command /usr/local/bin/quiver`,
-		Args:              exactArgs(1),
+		Args:              agentArgs(&o.All),
 		ValidArgsFunction: completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Agent = args[0]
+			o.Agents = args
 			return a.runAgentInstall(cmd, o)
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&o.All, "all", false, "every agent found on this machine")
 	f.BoolVarP(&o.Global, "global", "g", false, "wire the agent's user configuration (in your home)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the configuration file instead of writing it")
 	f.BoolVar(&o.AllowRewrites, "allow-rewrites", false, "let a hook's rewritten tool input run without asking the user")
@@ -79,8 +86,73 @@ func (a *App) agentSite(cmd *cobra.Command, name string, global bool) (*agents.W
 	return w, w.Site(ag, global), nil
 }
 
+// agentArgs are the Args of a command that takes agents by name, or
+// --all and none.
+func agentArgs(all *bool) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case *all && len(args) > 0:
+			return usageErrorf(cmd, "--all and agent names exclude each other")
+		case !*all && len(args) == 0:
+			return usageErrorf(cmd, "%s needs an agent (%s), or --all", commandName(cmd), strings.Join(agents.Names(), ", "))
+		}
+		for _, name := range args {
+			if _, err := agents.Lookup(name); err != nil {
+				return &usageError{err: err, cmd: cmd}
+			}
+		}
+		return nil
+	}
+}
+
+// agentsNamed are the agents a command acts on: those named, or with
+// --all those found on this machine.
+func (a *App) agentsNamed(names []string, all bool) ([]string, error) {
+	if !all {
+		return names, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, err
+	}
+	found, why := agents.Found(home, exec.LookPath)
+	if len(found) == 0 {
+		return nil, fmt.Errorf("found no agent on this machine (no %s on PATH, nor their folders in your home); name one: quiver agent install claude", strings.Join(agents.Names(), ", "))
+	}
+	var out, said []string
+	for _, ag := range found {
+		out = append(out, ag.Name)
+		said = append(said, ag.Name+" ("+why[ag.Name]+")")
+	}
+	a.Warnf("Found %s: %s", term.Count(len(found), "agent"), strings.Join(said, ", "))
+	return out, nil
+}
+
 func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
-	w, site, err := a.agentSite(cmd, o.Agent, o.Global)
+	names, err := a.agentsNamed(o.Agents, o.All)
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, name := range names {
+		if err := a.installAgent(cmd, name, o, len(names) > 1); err != nil {
+			if len(names) == 1 {
+				return err
+			}
+			a.Error(fmt.Errorf("%s: %w", name, err))
+			failed = true
+		}
+	}
+	if failed {
+		return errReported
+	}
+	return nil
+}
+
+// installAgent is agent install of one agent; several says the command
+// wires more than one, so a dry run heads each file with its path.
+func (a *App) installAgent(cmd *cobra.Command, name string, o agentInstallOptions, several bool) error {
+	w, site, err := a.agentSite(cmd, name, o.Global)
 	if err != nil {
 		return err
 	}
@@ -101,6 +173,9 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 		return err
 	}
 	if o.DryRun {
+		if several {
+			fmt.Fprintf(a.Stdout, "==> %s <==\n", site.Config)
+		}
 		_, err := a.Stdout.Write(res.Data)
 		return err
 	}
@@ -112,42 +187,59 @@ func (a *App) runAgentInstall(cmd *cobra.Command, o agentInstallOptions) error {
 }
 
 type agentRemoveOptions struct {
-	Agent  string
-	Global bool
+	Agents      []string
+	All, Global bool
 }
 
 func (a *App) newAgentRemoveCmd() *cobra.Command {
 	var o agentRemoveOptions
 	cmd := &cobra.Command{
-		Use:     "remove AGENT",
+		Use:     "remove AGENT... | --all",
 		Aliases: []string{"rm", "uninstall"},
-		Short:   "Stop an agent from calling quiver",
+		Short:   "Stop agents from calling quiver",
 		Long: `Remove quiver's entries from the agent's hook configuration, the keys quiver
 created there while they are empty, and the links quiver made in the agent's
 folders. Everything else in the file and the folders stays; a file quiver
-created and nothing else uses is deleted.`,
-		Example:           "  quiver agent remove claude\n  quiver agent remove gemini -g",
-		Args:              exactArgs(1),
+created and nothing else uses is deleted, as is a folder quiver made that is
+left empty. --all removes quiver from every agent of the scope.`,
+		Example:           "  quiver agent remove claude\n  quiver agent remove claude codex\n  quiver agent remove --all\n  quiver agent remove gemini -g",
+		Args:              agentArgs(&o.All),
 		ValidArgsFunction: completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Agent = args[0]
+			o.Agents = args
 			return a.runAgentRemove(cmd, o)
 		},
 	}
+	cmd.Flags().BoolVar(&o.All, "all", false, "every agent quiver may be wired into")
 	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "unwire the agent's user configuration")
 	return cmd
 }
 
 func (a *App) runAgentRemove(cmd *cobra.Command, o agentRemoveOptions) error {
-	w, site, err := a.agentSite(cmd, o.Agent, o.Global)
-	if err != nil {
-		return err
+	names := o.Agents
+	if o.All {
+		names = agents.Names()
 	}
-	removed, err := w.Remove(cmd.Context(), site)
-	if err != nil {
-		return err
+	failed := false
+	for _, name := range names {
+		w, site, err := a.agentSite(cmd, name, o.Global)
+		if err != nil {
+			return err
+		}
+		removed, err := w.Remove(cmd.Context(), site)
+		switch {
+		case err != nil && len(names) == 1:
+			return err
+		case err != nil:
+			a.Error(fmt.Errorf("%s: %w", name, err))
+			failed = true
+		case removed || !o.All:
+			fmt.Fprintln(a.Stdout, agents.Removed(site, removed))
+		}
 	}
-	fmt.Fprintln(a.Stdout, agents.Removed(site, removed))
+	if failed {
+		return errReported
+	}
 	return nil
 }
 

@@ -13,6 +13,7 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -61,6 +62,11 @@ type Answer struct {
 type Agent struct {
 	// Name is what `agent install` takes; Title is for people.
 	Name, Title string
+	// Programs are the names the agent's program goes by on PATH, and
+	// Home its folder in the home folder: either found says the agent is
+	// on this machine (agent install --all).
+	Programs []string
+	Home     string
 	// ConfigLocal is the configuration file, relative to the project;
 	// ConfigGlobal relative to the home folder.
 	ConfigLocal, ConfigGlobal string
@@ -225,6 +231,30 @@ type Setting struct {
 
 // All lists the agents, by name.
 func All() []*Agent { return []*Agent{Claude, Codex, Copilot, Cursor, Gemini, OpenCode} }
+
+// Found lists the agents on this machine: a program of theirs on PATH
+// (lookPath, exec.LookPath in quiver) or their folder in home; why says,
+// per agent, which.
+func Found(home string, lookPath func(string) (string, error)) (found []*Agent, why map[string]string) {
+	why = map[string]string{}
+	for _, a := range All() {
+		for _, p := range a.Programs {
+			if path, err := lookPath(p); err == nil {
+				why[a.Name] = path
+				break
+			}
+		}
+		if why[a.Name] == "" && a.Home != "" {
+			if fi, err := os.Stat(filepath.Join(home, filepath.FromSlash(a.Home))); err == nil && fi.IsDir() {
+				why[a.Name] = filepath.Join("~", filepath.FromSlash(a.Home))
+			}
+		}
+		if why[a.Name] != "" {
+			found = append(found, a)
+		}
+	}
+	return found, why
+}
 
 // Names lists the agents' names.
 func Names() []string {

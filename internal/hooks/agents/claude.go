@@ -29,6 +29,8 @@ import (
 var Claude = &Agent{
 	Name:         "claude",
 	Title:        "Claude Code",
+	Programs:     []string{"claude"},
+	Home:         ".claude",
 	ConfigLocal:  claudeSettings,
 	ConfigGlobal: claudeSettings,
 	// Every event of Claude Code's: §8's six always wired, the others

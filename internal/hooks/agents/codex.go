@@ -23,6 +23,8 @@ import (
 var Codex = &Agent{
 	Name:         "codex",
 	Title:        "Codex",
+	Programs:     []string{"codex"},
+	Home:         ".codex",
 	ConfigLocal:  ".codex/hooks.json",
 	ConfigGlobal: ".codex/hooks.json",
 	events: []Event{

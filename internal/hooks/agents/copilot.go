@@ -24,6 +24,8 @@ import (
 var Copilot = &Agent{
 	Name:         "copilot",
 	Title:        "GitHub Copilot CLI",
+	Programs:     []string{"copilot"},
+	Home:         ".copilot",
 	ConfigLocal:  ".github/hooks/quiver.json",
 	ConfigGlobal: ".copilot/hooks/quiver.json",
 	events: []Event{

@@ -14,6 +14,8 @@ import (
 var Cursor = &Agent{
 	Name:         "cursor",
 	Title:        "Cursor",
+	Programs:     []string{"cursor-agent", "cursor"},
+	Home:         ".cursor",
 	ConfigLocal:  ".cursor/hooks.json",
 	ConfigGlobal: ".cursor/hooks.json",
 	events: []Event{

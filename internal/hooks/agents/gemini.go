@@ -23,6 +23,8 @@ import (
 var Gemini = &Agent{
 	Name:         "gemini",
 	Title:        "Gemini CLI",
+	Programs:     []string{"gemini"},
+	Home:         ".gemini",
 	ConfigLocal:  ".gemini/settings.json",
 	ConfigGlobal: ".gemini/settings.json",
 	Syntax:       wiring.JSONComments,

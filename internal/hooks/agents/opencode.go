@@ -26,6 +26,8 @@ import (
 var OpenCode = &Agent{
 	Name:         "opencode",
 	Title:        "OpenCode",
+	Programs:     []string{"opencode"},
+	Home:         ".config/opencode",
 	ConfigLocal:  ".opencode/plugins/quiver.js",
 	ConfigGlobal: ".config/opencode/plugins/quiver.js",
 	events: []Event{

@@ -161,8 +161,15 @@ func (res Installed) Warnings(site Site, o InstallOptions) []string {
 	if problem := CommandProblem(o.Command); problem != "" {
 		out = append(out, fmt.Sprintf("quiver: warning: %s; the agent will not reach quiver until it is (or use --command PATH)", problem))
 	}
-	for _, m := range res.Missed {
-		out = append(out, fmt.Sprintf("quiver: warning: %s: %s", site.Agent.Title, m))
+	switch len(res.Missed) {
+	case 0:
+	case 1:
+		out = append(out, fmt.Sprintf("quiver: warning: %s: %s", site.Agent.Title, res.Missed[0]))
+	default:
+		// One line an agent, however many plugins: the detail is agent
+		// list --json's (missed).
+		out = append(out, fmt.Sprintf("quiver: warning: %s takes %s of the plugins otherwise, or not at all (%s); quiver agent list --json names each",
+			site.Agent.Title, term.Count(len(res.Missed), "part"), missedKinds(res.Missed)))
 	}
 	if res.Foreign > 0 {
 		out = append(out, fmt.Sprintf("quiver: warning: %s holds %d hook entries quiver did not write (a repository may commit it to pass its hooks as quiver's): review them", site.Config, res.Foreign))
@@ -183,6 +190,37 @@ func (res Installed) Warnings(site Site, o InstallOptions) []string {
 			strings.Join(res.Overlong, ", "), site.Agent.Title, maxEntryTimeout))
 	}
 	return out
+}
+
+// missedKinds counts missed by what each is about, in words: "3
+// subagents, 1 LSP server".
+func missedKinds(missed []string) string {
+	kinds := []string{"MCP server", "LSP server", "output style", "subagent", "commands", "command", "skill", "plugin"}
+	counts := map[string]int{}
+	for _, m := range missed {
+		kind := "other"
+		for _, k := range kinds {
+			if strings.HasPrefix(m, k+" ") {
+				kind = k
+				break
+			}
+		}
+		if kind == "commands" {
+			kind = "command"
+		}
+		counts[kind]++
+	}
+	var parts []string
+	for _, k := range append(kinds, "other") {
+		if n := counts[k]; n > 0 && k != "commands" {
+			word := k
+			if k == "other" {
+				word = "other part"
+			}
+			parts = append(parts, term.Count(n, word))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Removed is what agent remove says of site: that quiver was removed,
