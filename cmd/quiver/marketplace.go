@@ -189,8 +189,8 @@ func (a *App) newSearchCmd() *cobra.Command {
 description, category, keywords or tags contain every word given, in any
 case, whether the words come as one quoted argument or several. The best
 match comes first: a name equal to a word, then a name containing one,
-then keywords, category or tags, then the description. No words lists
-everything. An entry quiver cannot install says why. Install one with
+then keywords, category or tags, then the description; equals by name. No
+words lists everything, by name. An entry quiver cannot install says why. Install one with
 quiver plugin add PLUGIN@MARKETPLACE.`,
 		Example: `  quiver search review
   quiver search code review --marketplace claude-plugins-official`,

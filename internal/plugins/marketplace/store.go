@@ -186,6 +186,17 @@ func (s *Store) Search(words []string, only string, warn func(string)) ([]Hit, e
 	if only != "" && !seen[only] {
 		return nil, fmt.Errorf("%w %s; see quiver marketplace list", ErrNotFound, only)
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	// The best match first; among equals (all of them, with no words),
+	// by name, as a list is read, then by marketplace.
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Entry.Name != b.Entry.Name {
+			return a.Entry.Name < b.Entry.Name
+		}
+		return a.Marketplace < b.Marketplace
+	})
 	return hits, nil
 }
