@@ -27,9 +27,10 @@ type Item struct {
 	// with the name the file gets (without its suffix), it returns the
 	// content. Path is then the source, for messages.
 	Render func(name string) ([]byte, error)
-	// Rename, when set, is asked for the name the item is placed under:
-	// the file of the item (relative to it) that names it, rewritten to
-	// that name, when the two differ (ok). The item then reaches the
+	// Rename, when set, is asked for the name the item is placed under
+	// when that is not its own (a clash put it under its full name): the
+	// file of the item (relative to it) that names it, rewritten to that
+	// name, when the two differ (ok). The item then reaches the
 	// agent as a copy with that file replaced: a skill placed as
 	// acme-guard-review when another plugin's review took review keeps
 	// the name the agent lists it by apart (agents key skills on the
@@ -229,8 +230,8 @@ func RemoveLinks(base string, links []Link) error {
 // renamed is the file of it to rewrite when it is placed as name, nil
 // when none (Item.Rename).
 func renamed(it Item, name string) *override {
-	if it.Rename == nil {
-		return nil
+	if it.Rename == nil || name == flat(it.Own) {
+		return nil // placed under its own name: its file as the author wrote it
 	}
 	rel, data, ok := it.Rename(name)
 	if !ok {
