@@ -89,7 +89,7 @@ func TestRealNewcomerFivePlugins(t *testing.T) {
 		sent := model.All()
 		t.Logf("gemini sent its model %d bytes", len(sent))
 		for what, want := range map[string]string{
-			"hookify's skill":                       "writing-hookify-rules",
+			"hookify's skill":                        "writing-hookify-rules",
 			"the commit command's !{git status} run": "On branch",
 		} {
 			if !strings.Contains(sent, want) {
