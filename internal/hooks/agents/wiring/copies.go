@@ -205,11 +205,9 @@ func writeGenerated(dst string, data []byte) error {
 	return nil
 }
 
-// copyItem writes a copy of src at dst (which must not exist): staged
+// copyItemOver writes a copy of src at dst (which must not exist), with
+// over's file (when over is not nil) written with its content: staged
 // beside it and renamed into place, so an agent never reads half a skill.
-func copyItem(src, root, dst string) (string, error) { return copyItemOver(src, root, dst, nil) }
-
-// copyItemOver is copyItem with over's file written with its content.
 func copyItemOver(src, root, dst string, over *override) (string, error) {
 	files, err := itemFiles(src, root)
 	if err != nil {
