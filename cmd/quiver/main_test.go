@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -389,12 +390,19 @@ func envKey(p string) string {
 // treeState describes a folder: one line per entry with its mode and a
 // content hash, sorted; "(absent)" when it does not exist.
 func treeState(ts *testscript.TestScript, dir string) string {
-	var lines []string
+	var lines, stores []string
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
+		// The machine's store is a cache that any fetch may fill, a
+		// refused one too (as Go's module cache or npm's): what is in it
+		// is checked at every use, so filling it changes no state.
+		if e.IsDir() && e.Name() == "store" && (filepath.Base(filepath.Dir(p)) == ".quiver" || filepath.Dir(p) == ts.Getenv("QUIVER_HOME")) {
+			stores = append(stores, rel)
+			return filepath.SkipDir
+		}
 		info, err := e.Info()
 		if err != nil {
 			return err
@@ -418,6 +426,36 @@ func treeState(ts *testscript.TestScript, dir string) string {
 		return "(absent)"
 	}
 	ts.Check(err)
+	// The folders made only to hold the store are not a change either.
+	var keep []string
+	for _, line := range lines {
+		if rel, _, _ := strings.Cut(line, " "); !onlyToStore(rel, lines, stores) {
+			keep = append(keep, line)
+		}
+	}
+	lines = keep
+	if len(lines) == 0 {
+		return "(absent)"
+	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// onlyToStore reports whether folder rel leads to one of stores and holds
+// nothing else: every line under it is a folder on the way to one.
+func onlyToStore(rel string, lines, stores []string) bool {
+	under := func(p, dir string) bool { return dir == "." || strings.HasPrefix(p, dir+string(filepath.Separator)) }
+	toStore := func(p string) bool {
+		return slices.ContainsFunc(stores, func(st string) bool { return under(st, p) })
+	}
+	if !toStore(rel) {
+		return false
+	}
+	for _, line := range lines {
+		o, _, _ := strings.Cut(line, " ")
+		if o != rel && under(o, rel) && !toStore(o) {
+			return false
+		}
+	}
+	return true
 }

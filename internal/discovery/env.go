@@ -79,6 +79,7 @@ func (e *Env) Fetcher() *plugins.Fetcher {
 		f.OnConfigError = func(err error) { e.warn("quiver: %v; fetching without its url.insteadOf rewrites", err) }
 		f.Progress = e.Progress
 		f.Checkout = e.checkout
+		f.Store = e.Layout.Global.Store
 		e.fetcher = f
 	}
 	return e.fetcher

@@ -52,6 +52,9 @@ type Fetched struct {
 	// Kind is what the requested ref turned out to be (a git fetch's
 	// answer; "" for folders).
 	Kind RefKind
+	// FromStore: the machine's store had the commit, and nothing was
+	// asked of the host.
+	FromStore bool
 	// notAFolder, after a sparse fetch, says what the sparse path is in
 	// the commit when it is there but not a folder.
 	notAFolder error
@@ -73,6 +76,10 @@ type Fetcher struct {
 	OnConfigError func(error)
 	// Progress receives go-git's progress lines; nil for silence.
 	Progress io.Writer
+	// Store is the machine's store (StoreDir): every git fetch goes
+	// through it. "" fetches straight into the staging folder, with
+	// .git, as before the store.
+	Store string
 	// Checkout, when set, names a folder this machine checked out of
 	// source at commit (a marketplace's, verified against quiver's own
 	// record of it), "" for none: a folder of that commit is copied from
@@ -136,6 +143,9 @@ func (f *Fetcher) fetch(ctx context.Context, spec Spec, link bool, dst, sparse s
 	if spec.Subdir != "" {
 		return f.fetchSubdir(ctx, spec, link, dst)
 	}
+	if f.Store != "" && storable(spec, link) {
+		return f.fetchStored(ctx, spec, dst)
+	}
 	if !spec.IsLocal() {
 		return f.fetchGit(ctx, spec.URL, f.GitConfig, spec.Ref, dst, sparse)
 	}
@@ -193,6 +203,9 @@ func (f *Fetcher) fetchSubdir(ctx context.Context, spec Spec, link bool, dst str
 				return Fetched{Commit: spec.Ref}, copyTree(sub, dst)
 			}
 		}
+	}
+	if f.Store != "" {
+		return f.fetchStored(ctx, spec, dst)
 	}
 	repo := dst + ".repo"
 	defer os.RemoveAll(repo)
@@ -302,6 +315,31 @@ func (f *Fetcher) fetchGit(ctx context.Context, rawURL string, config []string, 
 		return Fetched{}, err
 	}
 	return Fetched{Commit: resp.Commit, Kind: resp.Kind, notAFolder: resp.NotAFolder.err()}, nil
+}
+
+// fetchStored puts spec's files (its subfolder's, when it names one) at
+// dst through the machine's store, in the git helper: from the store
+// alone when it holds the commit a full commit ref names.
+func (f *Fetcher) fetchStored(ctx context.Context, spec Spec, dst string) (Fetched, error) {
+	url, config := spec.URL, f.GitConfig
+	if spec.IsLocal() {
+		url, config = spec.Path, nil
+	}
+	source := spec.Source()
+	req := GitRequest{Op: "fetch", URL: url, GitConfig: config, Ref: spec.Ref, Dst: dst,
+		Store: StoreRepo(f.Store, source), Source: Redact(source), Sub: spec.Subdir}
+	resp, err := f.runGit(ctx, req, f.Progress)
+	if err != nil {
+		if spec.Subdir != "" && !errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrRepoNotFound) && !errors.Is(err, ErrAuthRequired) && !errors.Is(err, ErrAuthFailed) && !errors.Is(err, ErrRefNotFound) {
+			at := cmp.Or(spec.Ref, "its default branch")
+			if IsCommit(at) {
+				at = at[:7]
+			}
+			return Fetched{}, fmt.Errorf("%s at %s: %w", source, at, err)
+		}
+		return Fetched{}, err
+	}
+	return Fetched{Commit: resp.Commit, Kind: resp.Kind, FromStore: resp.FromStore}, nil
 }
 
 // runGit does req in the git helper with the Fetcher's credentials, and

@@ -25,15 +25,17 @@ const GitHelper = "quiver-git"
 // GitProtocol is the version of the GitRequest and GitResponse shapes: a
 // helper of another version (an old quiver-git on PATH) refuses the
 // request rather than misreading it.
-const GitProtocol = 1
+const GitProtocol = 2
 
 // GitRequest is one piece of git work, sent to the helper as one JSON
 // object on its standard input.
 type GitRequest struct {
 	Protocol int `json:"protocol"`
 	// Op is "fetch" (URL at Ref into Dst, only the files under Sparse
-	// when set), "latest" (what Ref points to at URL), "digest" (the
-	// files of the commit checked out in Dir, as HashDir lines) or
+	// when set; with Store, through the machine's store, only Sub's
+	// files), "latest" (what Ref points to at URL), "digest" (the
+	// files of the commit checked out in Dir, as HashDir lines; with
+	// Store, those of commit Ref's folder Sub there) or
 	// "tracked" (which of Paths the repository around Dir tracks) or
 	// "rewrite" (URL as it is fetched, after GitConfig's insteadOf).
 	Op     string `json:"op"`
@@ -51,6 +53,12 @@ type GitRequest struct {
 	Progress bool     `json:"progress,omitempty"`
 	Dir      string   `json:"dir,omitempty"`
 	Paths    []string `json:"paths,omitempty"`
+	// Store is the store repository of URL's source (Store.RepoDir),
+	// Source that source as the store records it (no credential), and
+	// Sub the folder of the commit to write out ("" for all of it).
+	Store  string `json:"store,omitempty"`
+	Source string `json:"source,omitempty"`
+	Sub    string `json:"sub,omitempty"`
 }
 
 // GitResponse is the helper's answer, one JSON object on its standard
@@ -62,6 +70,9 @@ type GitResponse struct {
 	Kind    RefKind           `json:"kind,omitempty"`
 	Files   map[string]string `json:"files,omitempty"`
 	Tracked []string          `json:"tracked,omitempty"`
+	// FromStore says a fetch was served by the machine's store alone,
+	// with no request to the host.
+	FromStore bool `json:"from_store,omitempty"`
 	// NotAFolder, after a sparse fetch, says what the sparse path is in
 	// the commit when it is there but not a folder.
 	NotAFolder *GitError `json:"not_a_folder,omitempty"`

@@ -29,6 +29,9 @@ type Scope struct {
 	// $QUIVER_HOME/projects/<id>, so a repository can never plant them.
 	// "" means Root.
 	Machine string
+	// Store is the machine's store (StoreDir), the same for both
+	// scopes; "" for none.
+	Store string
 }
 
 // machine is the scope's machine-owned folder.
@@ -106,11 +109,11 @@ type Layout struct {
 func NewLayout(projectDir, globalRoot string) Layout {
 	l := Layout{
 		ProjectDir: projectDir,
-		Global:     Scope{Location: Global, Root: globalRoot},
+		Global:     Scope{Location: Global, Root: globalRoot, Store: StoreDir(globalRoot)},
 	}
 	localRoot := filepath.Join(projectDir, ".quiver")
 	if !sameDir(localRoot, globalRoot) {
-		l.Local = &Scope{Location: Local, Root: localRoot, Machine: ProjectMachineDir(globalRoot, projectDir)}
+		l.Local = &Scope{Location: Local, Root: localRoot, Machine: ProjectMachineDir(globalRoot, projectDir), Store: StoreDir(globalRoot)}
 	}
 	return l
 }

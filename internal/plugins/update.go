@@ -191,7 +191,7 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 		return r
 	}
 	if exists && !o.Force {
-		if changed, modified := LocalChanges(final, e); modified {
+		if changed, modified := LocalChanges(in.Scope, final, e); modified {
 			r.Err = fmt.Errorf("plugin %s %w (%s); use --force to discard them", n, ErrLocalChanges, describeChanged(changed))
 			return r
 		}
@@ -237,7 +237,7 @@ func ChangedList(changed []string) string {
 // LocalChanges reports whether the plugin folder differs from its lock
 // entry and, when the folder is a git checkout, which files changed
 // (compared with the tree of the checked-out commit). Links never drift.
-func LocalChanges(dir string, e LockEntry) (changed []string, modified bool) {
+func LocalChanges(s Scope, dir string, e LockEntry) (changed []string, modified bool) {
 	if e.Link {
 		target, err := os.Readlink(dir)
 		return nil, err != nil || target != e.Source
@@ -252,7 +252,32 @@ func LocalChanges(dir string, e LockEntry) (changed []string, modified bool) {
 	if committed, err := gitDigest(dir); err == nil {
 		return d.Changed(committed), true
 	}
+	if committed, err := storedDigest(s, e); err == nil {
+		changed = slices.DeleteFunc(d.Changed(committed), func(p string) bool { return e.Manifest != "" && p == EntryManifestPath })
+		return changed, true
+	}
 	return nil, true
+}
+
+// storedDigest is gitDigest for a folder installed from the machine's
+// store (which has no .git): the files of the locked commit's folder
+// there, when the store still has it.
+func storedDigest(s Scope, e LockEntry) (Digest, error) {
+	if s.Store == "" || !IsCommit(e.Commit) {
+		return Digest{}, ErrNotLocked
+	}
+	repo := StoreRepo(s.Store, e.Source)
+	if _, err := os.Stat(repo); err != nil {
+		return Digest{}, err
+	}
+	resp, err := runGit(context.Background(), GitRequest{Op: "digest", Store: repo, Ref: e.Commit, Sub: e.Path}, nil)
+	if err != nil {
+		return Digest{}, err
+	}
+	if resp.Files == nil {
+		resp.Files = map[string]string{}
+	}
+	return Digest{Files: resp.Files}, nil
 }
 
 // gitDigest computes the per-file lines of HashDir for the files of the
@@ -488,7 +513,7 @@ func Verify(s Scope) ([]VerifyResult, error) {
 		r := VerifyResult{Name: k, Location: string(s.Location), Status: "ok", Source: e.Source}
 		if _, err := os.Lstat(dir); err != nil {
 			r.Status = "missing"
-		} else if changed, modified := LocalChanges(dir, e); modified {
+		} else if changed, modified := LocalChanges(s, dir, e); modified {
 			r.Status, r.Changed = "modified", changed
 		} else if !InstalledHere(s, n, e) {
 			r.Status = "unverified"

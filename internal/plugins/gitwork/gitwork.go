@@ -69,6 +69,10 @@ func Do(ctx context.Context, req plugins.GitRequest, progress io.Writer) plugins
 	var err error
 	switch req.Op {
 	case "fetch":
+		if req.Store != "" {
+			resp.Commit, resp.Kind, resp.FromStore, err = storeFetch(ctx, creds, req.URL, req.Source, req.Ref, req.Store, req.Dst, req.Sub, progress)
+			break
+		}
 		resp.Commit, resp.Kind, err = fetch(ctx, creds, req.URL, req.Ref, req.Dst, req.Sparse, progress)
 		if err == nil && req.Sparse != "" {
 			if nf := notAFolder(req.Dst, req.Sparse[:len(req.Sparse)-1]); nf != nil {
@@ -80,6 +84,10 @@ func Do(ctx context.Context, req plugins.GitRequest, progress io.Writer) plugins
 	case "rewrite":
 		resp.URL = req.URL
 	case "digest":
+		if req.Store != "" {
+			resp.Files, err = storedDigest(ctx, req.Store, req.Ref, req.Sub)
+			break
+		}
 		resp.Files, err = digest(req.Dir)
 	case "tracked":
 		resp.Tracked = tracked(req.Dir, req.Paths)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -25,13 +26,23 @@ func digest(dir string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	commit, err := repo.CommitObject(head.Hash())
+	return treeDigest(repo, head.Hash(), "")
+}
+
+// treeDigest is digest for the files of commit's folder sub ("" for all).
+func treeDigest(repo *git.Repository, commit plumbing.Hash, sub string) (map[string]string, error) {
+	c, err := repo.CommitObject(commit)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := commit.Tree()
+	tree, err := c.Tree()
 	if err != nil {
 		return nil, err
+	}
+	if sub != "" {
+		if tree, err = tree.Tree(sub); err != nil {
+			return nil, err
+		}
 	}
 	files := map[string]string{}
 	err = tree.Files().ForEach(func(f *object.File) error {
