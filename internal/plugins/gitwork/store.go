@@ -45,6 +45,14 @@ var errDamaged = errors.New("the machine's store holds a damaged copy")
 // fetch only of a commit the store lacks). A damaged repository is
 // removed and fetched again, once.
 func storeFetch(ctx context.Context, c plugins.Credentials, rawURL, shownSource, ref, repoDir, dst, sub string, progress io.Writer) (commit string, kind plugins.RefKind, fromStore bool, err error) {
+	// The store and its git folder are the user's alone: a private
+	// repository's commits are served only to who fetched them.
+	store := filepath.Dir(filepath.Dir(repoDir))
+	for _, d := range []string{store, filepath.Dir(repoDir)} {
+		if err := os.Mkdir(d, 0o700); err != nil && !os.IsExist(err) {
+			return "", "", false, err
+		}
+	}
 	unlock, err := plugins.HoldFileMutex(ctx, repoDir+".lock", storeWait, nil)
 	if err != nil {
 		return "", "", false, err
