@@ -48,6 +48,9 @@ func storeFetch(ctx context.Context, c plugins.Credentials, rawURL, shownSource,
 	// The store and its git folder are the user's alone: a private
 	// repository's commits are served only to who fetched them.
 	store := filepath.Dir(filepath.Dir(repoDir))
+	if err := os.MkdirAll(filepath.Dir(store), 0o755); err != nil {
+		return "", "", false, err
+	}
 	for _, d := range []string{store, filepath.Dir(repoDir)} {
 		if err := os.Mkdir(d, 0o700); err != nil && !os.IsExist(err) {
 			return "", "", false, err
