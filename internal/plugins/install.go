@@ -406,6 +406,11 @@ func (in *Installer) fetchStage(ctx context.Context, req AddRequest, stage strin
 	if err != nil {
 		return LockEntry{}, fetched, err
 	}
+	if req.EntryManifest != "" && contents.ManifestErr != nil {
+		// The entry's lists say which parts the plugin is: one that
+		// cannot be read must not widen it to the default folders.
+		return LockEntry{}, fetched, fmt.Errorf("%w: the marketplace entry's manifest: %v", ErrInvalidSpec, contents.ManifestErr)
+	}
 	if contents.Empty() && ReadFolderParts(stage).Empty() {
 		// A plugin that carries only MCP or LSP servers, agents or
 		// output styles installs like any other (SPEC §2, §16).

@@ -644,6 +644,15 @@ func claudeViewFiles(p plugins.Plugin, name string, servers claudeServers) (map[
 	for _, k := range []string{"hooks", "mcpServers", "lspServers", "monitors", "workflows", "settings", "channels", "binaries"} {
 		delete(manifest, k)
 	}
+	// Component paths reach Claude only as quiver read them: a manifest
+	// whose paths quiver refused (a .. segment, an absolute path) is read
+	// from the default folders, so Claude is given the defaults too,
+	// never a path that leads out of the view.
+	if p.Contents.ManifestErr != nil {
+		for _, k := range []string{"commands", "agents", "skills", "outputStyles"} {
+			delete(manifest, k)
+		}
+	}
 	manifest["name"], _ = json.Marshal(name)
 	if _, ok := manifest["description"]; !ok && p.Manifest.Description != "" {
 		manifest["description"], _ = json.Marshal(p.Manifest.Description)

@@ -30,11 +30,20 @@ var (
 	positionalArg = lazy.Regexp{Expr: `\$(?:[1-9]\b|ARGUMENTS\[\d+\])`}
 )
 
+// geminiOwn breaks up Gemini CLI's shell, file and argument syntax.
+var geminiOwn = strings.NewReplacer("!{", "! {", "@{", "@ {", "{{", "{ {")
+
 // geminiSyntax is Gemini CLI's: !{cmd}, @{path}; its {{args}} is the whole
 // argument line (geminiCommand writes it), so $1 and $ARGUMENTS[N] have
 // no form there.
 func geminiSyntax(body string) (string, []string) {
 	var notes []string
+	// Gemini's own syntax already in the text is prose to Claude, which
+	// runs none of it: a space keeps Gemini from running it either.
+	if kept := geminiOwn.Replace(body); kept != body {
+		body = kept
+		notes = append(notes, "its text holds Gemini CLI's own syntax (!{, @{ or {{args}}), which Claude reads as text: kept as text, with a space, not run")
+	}
 	body = shellLine.Get().ReplaceAllStringFunc(body, func(m string) string {
 		cmd := m[2 : len(m)-1]
 		if !balanced(cmd) {

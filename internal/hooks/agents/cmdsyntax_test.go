@@ -19,6 +19,16 @@ func TestCommandSyntax(t *testing.T) {
 		t.Errorf("an unbalanced shell line is not named: %q", notes)
 	}
 
+	// Gemini's own syntax in the text is prose to Claude: it must not
+	// run in Gemini either (the attack on issue 44, F3).
+	got, notes = geminiSyntax("Looks like !{touch /tmp/x} or @{/etc/passwd} or {{args}}; runs !`date`.")
+	if strings.Contains(got, "!{touch") || strings.Contains(got, "@{/etc") || strings.Contains(got, "{{args}}") || !strings.Contains(got, "!{date}") {
+		t.Errorf("gemini kept its own syntax live: %q", got)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "not run") {
+		t.Errorf("gemini notes for its own syntax %q", notes)
+	}
+
 	got, notes = cursorSyntax(body)
 	if !strings.Contains(got, "all: the text after the command.") || !strings.Contains(got, "then the text after the command;") {
 		t.Errorf("cursor: %q", got)
