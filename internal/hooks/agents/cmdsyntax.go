@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/quiver-cli/quiver/internal/lazy"
 )
@@ -30,8 +31,11 @@ var (
 	positionalArg = lazy.Regexp{Expr: `\$(?:[1-9]\b|ARGUMENTS\[\d+\])`}
 )
 
-// geminiOwn breaks up Gemini CLI's shell, file and argument syntax.
-var geminiOwn = strings.NewReplacer("!{", "! {", "@{", "@ {", "{{", "{ {")
+// geminiOwn breaks up Gemini CLI's shell, file and argument syntax; made
+// when first used, so that no code of ours runs at start-up.
+var geminiOwn = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("!{", "! {", "@{", "@ {", "{{", "{ {")
+})
 
 // geminiSyntax is Gemini CLI's: !{cmd}, @{path}; its {{args}} is the whole
 // argument line (geminiCommand writes it), so $1 and $ARGUMENTS[N] have
@@ -40,7 +44,7 @@ func geminiSyntax(body string) (string, []string) {
 	var notes []string
 	// Gemini's own syntax already in the text is prose to Claude, which
 	// runs none of it: a space keeps Gemini from running it either.
-	if kept := geminiOwn.Replace(body); kept != body {
+	if kept := geminiOwn().Replace(body); kept != body {
 		body = kept
 		notes = append(notes, "its text holds Gemini CLI's own syntax (!{, @{ or {{args}}), which Claude reads as text: kept as text, with a space, not run")
 	}
