@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/quiver-cli/quiver/internal/lazy"
 )
@@ -31,11 +30,13 @@ var (
 	positionalArg = lazy.Regexp{Expr: `\$(?:[1-9]\b|ARGUMENTS\[\d+\])`}
 )
 
-// geminiOwn breaks up Gemini CLI's shell, file and argument syntax; made
-// when first used, so that no code of ours runs at start-up.
-var geminiOwn = sync.OnceValue(func() *strings.Replacer {
-	return strings.NewReplacer("!{", "! {", "@{", "@ {", "{{", "{ {")
-})
+// geminiOwn breaks up Gemini CLI's shell, file and argument syntax in s.
+func geminiOwn(s string) string {
+	for _, r := range [...][2]string{{"!{", "! {"}, {"@{", "@ {"}, {"{{", "{ {"}} {
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	return s
+}
 
 // geminiSyntax is Gemini CLI's: !{cmd}, @{path}; its {{args}} is the whole
 // argument line (geminiCommand writes it), so $1 and $ARGUMENTS[N] have
@@ -44,7 +45,7 @@ func geminiSyntax(body string) (string, []string) {
 	var notes []string
 	// Gemini's own syntax already in the text is prose to Claude, which
 	// runs none of it: a space keeps Gemini from running it either.
-	if kept := geminiOwn().Replace(body); kept != body {
+	if kept := geminiOwn(body); kept != body {
 		body = kept
 		notes = append(notes, "its text holds Gemini CLI's own syntax (!{, @{ or {{args}}), which Claude reads as text: kept as text, with a space, not run")
 	}
