@@ -154,28 +154,8 @@ func fetch(ctx context.Context, c plugins.Credentials, rawURL, ref, dst, sparse 
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{fetchURL}}); err != nil {
 		return "", "", err
 	}
-	opts := &git.FetchOptions{RemoteName: "origin", Auth: auth, Progress: progress, Tags: git.NoTags, Depth: 1}
-	if !t.full {
-		opts.RefSpecs = []config.RefSpec{t.refspec}
-		err = repo.FetchContext(ctx, opts)
-		switch {
-		case errors.Is(err, git.ErrExactSHA1NotSupported):
-			t.full, t.prefix = true, t.commit.String()
-		case err != nil && t.kind == plugins.CommitRef && strings.Contains(err.Error(), "not our ref"):
-			return "", "", fmt.Errorf("%s: %w: commit %s is not available any more (deleted branch or rewritten history?)", shown, plugins.ErrRefNotFound, t.commit)
-		case err != nil:
-			return "", "", gitError(shown, err)
-		}
-	}
-	if t.full {
-		opts.Depth, opts.Tags = 0, git.AllTags
-		opts.RefSpecs = []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}
-		if err := repo.FetchContext(ctx, opts); err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-			return "", "", gitError(shown, err)
-		}
-		if t.commit, err = resolvePrefix(repo, t.prefix); err != nil {
-			return "", "", fmt.Errorf("%s: %w", shown, err)
-		}
+	if t.commit, err = fetchInto(ctx, repo, t, auth, fetchURL, shown, progress); err != nil {
+		return "", "", err
 	}
 	if err := checkCommit(repo, t.commit, ref); err != nil {
 		return "", "", fmt.Errorf("%s: %w", shown, err)

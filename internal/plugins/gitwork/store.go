@@ -84,13 +84,14 @@ func storeFetchLocked(ctx context.Context, c plugins.Credentials, rawURL, shownS
 	if plugins.IsCommit(ref) && hasCommit(repo, plumbing.NewHash(ref)) {
 		t, fromStore = target{kind: plugins.CommitRef, commit: plumbing.NewHash(ref)}, true
 	} else {
-		var auth *authResult
-		t, auth, err = resolveFor(ctx, c, rawURL, ref)
+		var auth transport.AuthMethod
+		var fetchURL string
+		t, auth, fetchURL, err = resolve(ctx, c, rawURL, ref)
 		if err != nil {
 			return "", "", false, err
 		}
 		if t.full || !hasCommit(repo, t.commit) {
-			if t.commit, err = fetchInto(ctx, repo, t, auth, shown, progress); err != nil {
+			if t.commit, err = fetchInto(ctx, repo, t, auth, fetchURL, shown, progress); err != nil {
 				return "", "", false, err
 			}
 		}
@@ -113,29 +114,14 @@ func storeFetchLocked(ctx context.Context, c plugins.Credentials, rawURL, shownS
 	return t.commit.String(), t.kind, fromStore, nil
 }
 
-// authResult is what resolve found out about reaching a source.
-type authResult struct {
-	auth     transport.AuthMethod
-	fetchURL string
-}
-
-// resolveFor is resolve, its auth and URL kept together for fetchInto.
-func resolveFor(ctx context.Context, c plugins.Credentials, rawURL, ref string) (target, *authResult, error) {
-	t, auth, fetchURL, err := resolve(ctx, c, rawURL, ref)
-	if err != nil {
-		return target{}, nil, err
-	}
-	return t, &authResult{auth: auth, fetchURL: fetchURL}, nil
-}
-
-// fetchInto fetches t into the store repository (one commit, depth 1,
-// where the server allows; everything when it cannot send one commit or
-// the ref is an abbreviated commit) and returns the commit it names.
-// The URL fetched from is given to this fetch alone: the store's config
-// names no remote, so it never holds a credential.
-func fetchInto(ctx context.Context, repo *git.Repository, t target, a *authResult, shown string, progress io.Writer) (plumbing.Hash, error) {
-	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{a.fetchURL}})
-	opts := &git.FetchOptions{RemoteName: "origin", Auth: a.auth, Progress: progress, Tags: git.NoTags, Depth: 1}
+// fetchInto fetches t into repo (one commit, depth 1, where the server
+// allows; everything when it cannot send one commit or the ref is an
+// abbreviated commit) and returns the commit it names. The URL is given
+// to this fetch alone: a store repository's config names no remote, so
+// it never holds a credential.
+func fetchInto(ctx context.Context, repo *git.Repository, t target, auth transport.AuthMethod, fetchURL, shown string, progress io.Writer) (plumbing.Hash, error) {
+	remote := git.NewRemote(repo.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{fetchURL}})
+	opts := &git.FetchOptions{RemoteName: "origin", Auth: auth, Progress: progress, Tags: git.NoTags, Depth: 1}
 	if !t.full {
 		opts.RefSpecs = []config.RefSpec{t.refspec}
 		err := remote.FetchContext(ctx, opts)
