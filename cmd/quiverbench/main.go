@@ -43,6 +43,7 @@ func main() {
 	flag.BoolVar(&o.json, "json", false, "print results as JSON")
 	flag.StringVar(&o.quiver, "quiver", "", "quiver binary to measure, its quiver-git beside it or on PATH (default: build ./cmd/quiver and ./cmd/quiver-git with CGO_ENABLED=0, as the README installs them)")
 	flag.StringVar(&o.baseline, "baseline", defaultBaseline, "git revision whose quiver is built the same way and measured side by side (start-up, hook run, size, RSS); \"none\" for no baseline")
+	flag.StringVar(&o.only, "only", "", "run only these groups of rows, comma-separated: startup, sizes, discovery, hookrun, persistent, add, network")
 	flag.BoolVar(&o.keep, "keep", false, "keep the generated trees and print where they are")
 	flag.Parse()
 	if err := run(o); err != nil {

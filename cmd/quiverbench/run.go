@@ -25,6 +25,8 @@ type options struct {
 	quiver   string
 	baseline string
 	keep     bool
+	// only names the groups of rows to run ("" for all).
+	only string
 }
 
 // result is one line of the report. A ratio row names the rows it
@@ -139,30 +141,51 @@ func run(o options) error {
 	if err := os.Link(b.goHook, b.spawner); err != nil {
 		return err
 	}
-	if b.serveErr = b.checkServe(); b.serveErr != nil {
-		progress("%v", b.serveErr)
+	groups := []group{
+		{"startup", func() error { return b.startup(empty) }},
+		{"sizes", b.sizes},
+		{"discovery", func() error {
+			for _, n := range sizes {
+				if err := b.discovery(n); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"hookrun", func() error { return b.hookRun(b.small) }},
+		{"persistent", b.persistent},
+		{"add", b.pluginAdd},
+		{"network", b.network},
 	}
-	if err := b.startup(empty); err != nil {
-		return err
+	want := map[string]bool{}
+	for _, g := range strings.Split(o.only, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			if !slices.ContainsFunc(groups, func(x group) bool { return x.name == g }) {
+				return fmt.Errorf("--only: no group %q", g)
+			}
+			want[g] = true
+		}
 	}
-	if err := b.sizes(); err != nil {
-		return err
+	if len(want) == 0 || want["hookrun"] || want["persistent"] {
+		if b.serveErr = b.checkServe(); b.serveErr != nil {
+			progress("%v", b.serveErr)
+		}
 	}
-	for _, n := range sizes {
-		if err := b.discovery(n); err != nil {
+	for _, g := range groups {
+		if len(want) > 0 && !want[g.name] {
+			continue
+		}
+		if err := g.run(); err != nil {
 			return err
 		}
 	}
-	if err := b.hookRun(b.small); err != nil {
-		return err
-	}
-	if err := b.persistent(); err != nil {
-		return err
-	}
-	if err := b.pluginAdd(); err != nil {
-		return err
-	}
 	return b.report()
+}
+
+// group is a group of rows, run or left out together (--only).
+type group struct {
+	name string
+	run  func() error
 }
 
 func progress(format string, a ...any) {

@@ -55,6 +55,9 @@ type Options struct {
 	// NoSHAWant makes the server refuse fetches of unadvertised commits,
 	// as many servers do, so clients must fall back to a full fetch.
 	NoSHAWant bool
+	// Delay holds every answer back this long, as a distant host's round
+	// trip would (for benchmarks: quiverbench's 80 ms host).
+	Delay time.Duration
 }
 
 // httpBackend finds git-http-backend once per test binary.
@@ -92,6 +95,15 @@ func Start(dir string, o Options) (*Server, error) {
 	h := &cgi.Handler{Path: backend, Env: env, Stderr: io.Discard, Logger: log.New(io.Discard, "", 0)}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.Requests.Add(1)
+		if o.Delay > 0 {
+			t := time.NewTimer(o.Delay)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
 		if r.Header.Get("Authorization") != "" {
 			s.AuthSeen.Add(1)
 		}
