@@ -52,6 +52,8 @@ type App struct {
 	owner *async.Owner
 	// cmdEnv is the command's discovery.Env, built at first use (env).
 	cmdEnv *discovery.Env
+	// jobs is --jobs of the commands that fetch (jobsFlag).
+	jobs int
 }
 
 func newApp() *App {
@@ -277,8 +279,55 @@ func (a *App) envAt(layout plugins.Layout) *discovery.Env {
 		Waiting: func(msg string) { fmt.Fprintln(a.Stderr, msg) }}
 	if a.StderrIsTTY && !a.Quiet {
 		e.Progress = a.Stderr
+		e.Fetching = fetchingLine(&term.Status{W: a.Stderr, Getenv: a.Getenv})
+	}
+	e.Jobs = a.jobs
+	if e.Jobs == 0 {
+		n, err := plugins.ParseJobs(a.Getenv("QUIVER_JOBS"))
+		if err != nil {
+			a.Warnf("quiver: QUIVER_JOBS: %v; fetching %d at a time", err, plugins.DefaultJobs)
+		}
+		e.Jobs = n
 	}
 	return e
+}
+
+// jobsFlag gives cmd, a command that fetches several plugins, --jobs.
+func (a *App) jobsFlag(cmd *cobra.Command) {
+	cmd.Flags().Var(jobsValue{&a.jobs}, "jobs", fmt.Sprintf("fetch at most `N` plugins at once, 1 to %d (default %d, or $QUIVER_JOBS)", plugins.MaxJobs, plugins.DefaultJobs))
+}
+
+// jobsValue is --jobs: a number plugins.ParseJobs takes.
+type jobsValue struct{ n *int }
+
+func (v jobsValue) String() string {
+	if v.n == nil || *v.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(*v.n)
+}
+
+func (v jobsValue) Set(s string) error {
+	n, err := plugins.ParseJobs(s)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%q is not a number of fetches from 1 to %d", s, plugins.MaxJobs)
+	}
+	*v.n = n
+	return err
+}
+
+func (jobsValue) Type() string { return "int" }
+
+// fetchingLine shows concurrent fetches on a terminal's status line: the
+// plugins in flight and how many are done, erased once all are.
+func fetchingLine(s *term.Status) func(plugins.Fetching) {
+	return func(f plugins.Fetching) {
+		if len(f.InFlight) == 0 {
+			s.Clear()
+			return
+		}
+		s.Show(fmt.Sprintf("quiver: fetching %s (%d of %d done)", strings.Join(f.InFlight, ", "), f.Done, f.Total))
+	}
 }
 
 // layoutAt resolves the scopes as layout does, except that an agent's

@@ -47,6 +47,7 @@ URIs). docs/audit.md lists every rule.`,
 	f.BoolVar(&o.JSON, "json", false, "print JSON (--format json)")
 	f.StringVar(&o.Format, "format", "", "the output: `table` (the default), json or sarif")
 	f.BoolVar(&o.Strict, "strict", false, "count warnings as errors")
+	a.jobsFlag(cmd)
 	return cmd
 }
 

@@ -127,6 +127,7 @@ update for those.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "update your home's marketplaces")
+	a.jobsFlag(cmd)
 	return cmd
 }
 

@@ -58,6 +58,7 @@ whole: a failed or interrupted add leaves the previous state as it was.`,
 	f.BoolVar(&o.Link, "link", false, "link a local folder instead of copying it (for plugin authors)")
 	f.BoolVar(&o.JSON, "json", false, "print the installed plugins as JSON")
 	f.BoolVar(&o.AllowHiddenUnicode, "allow-hidden-unicode", false, "install plugins whose files hide tag, bidi or variation-selector characters")
+	a.jobsFlag(cmd)
 	return cmd
 }
 

@@ -46,6 +46,7 @@ cannot be installed does not stop the others; the command then exits 1.`,
 	cmd.Flags().BoolVar(&prune, "prune", true, "remove installed plugins that are not in the lock file (always so now)")
 	cmd.Flags().MarkDeprecated("prune", "plugin install always removes plugins the lock does not name")
 	cmd.Flags().BoolVar(&o.AllowHiddenUnicode, "allow-hidden-unicode", false, "install plugins whose files hide tag, bidi or variation-selector characters")
+	a.jobsFlag(cmd)
 	return cmd
 }
 

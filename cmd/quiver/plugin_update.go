@@ -29,6 +29,7 @@ local. Exits 1 when a remote cannot be asked.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Global, "global", "g", false, "check plugins installed in your home")
+	a.jobsFlag(cmd)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -90,6 +91,7 @@ was edited is refused (the message lists the changed files) unless
 	f.StringVar(&o.Ref, "ref", "", "move one plugin to this branch, tag or commit")
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	f.BoolVar(&o.AllowHiddenUnicode, "allow-hidden-unicode", false, "install new versions whose files hide tag, bidi or variation-selector characters")
+	a.jobsFlag(cmd)
 	return cmd
 }
 

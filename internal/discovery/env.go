@@ -28,6 +28,12 @@ type Env struct {
 	Waiting func(msg string)
 	// Progress receives git's progress (a terminal), or nil.
 	Progress io.Writer
+	// Jobs bounds the fetches a command runs at once (--jobs,
+	// QUIVER_JOBS; 0 is plugins.DefaultJobs).
+	Jobs int
+	// Fetching hears what concurrent fetches are doing (a terminal's
+	// status line), or nil.
+	Fetching func(plugins.Fetching)
 
 	fetcher *plugins.Fetcher
 	policy  *policy.Policy
@@ -80,6 +86,7 @@ func (e *Env) Fetcher() *plugins.Fetcher {
 		f.Progress = e.Progress
 		f.Checkout = e.checkout
 		f.Store = e.Layout.Global.Store
+		f.Jobs = e.Jobs
 		e.fetcher = f
 	}
 	return e.fetcher
@@ -129,6 +136,7 @@ func (e *Env) Installer(global bool) *plugins.Installer {
 		}
 	}
 	in.Fetcher, in.GitBase = e.Fetcher(), e.Getenv("QUIVER_GIT_BASE")
+	in.Jobs, in.OnFetching = e.Jobs, e.Fetching
 	in.Policy = e.Policy().Scope(global)
 	return in
 }

@@ -87,7 +87,16 @@ type Fetcher struct {
 	// not once per plugin installed from it.
 	Checkout func(source, commit string) string
 
+	// Jobs bounds the questions asked of hosts at once (Parallel); the
+	// command's --jobs, as Installer.Jobs.
+	Jobs int
+
 	configErr sync.Once
+	// answers are what the host said in this command (once).
+	answers struct {
+		sync.Mutex
+		m map[string]*answer
+	}
 	// rewritten remembers Rewrite's answers: each asks the git helper.
 	rewritten struct {
 		sync.Mutex
@@ -301,10 +310,18 @@ const (
 // Latest says what ref points to now at source (a URL or a local git
 // repository) without cloning: the commit (empty for an abbreviated SHA
 // that no ref points at) and whether it is a branch, tag or commit.
+// The answer is the command's: a second question of the same ref, here
+// or from a fetch of it, gets it without asking the host again.
 func (f *Fetcher) Latest(ctx context.Context, source, ref string) (string, RefKind, error) {
-	resp, err := f.runGit(ctx, GitRequest{Op: "latest", URL: source, GitConfig: f.GitConfig, Ref: ref}, nil)
-	return resp.Commit, resp.Kind, err
+	a := f.once("ref "+refKey(source, ref), func() answer {
+		resp, err := f.runGit(ctx, GitRequest{Op: "latest", URL: source, GitConfig: f.GitConfig, Ref: ref}, nil)
+		return answer{commit: resp.Commit, kind: resp.Kind, err: err}
+	})
+	return a.commit, a.kind, a.err
 }
+
+// Parallel is how many questions f may ask of hosts at once.
+func (f *Fetcher) Parallel() int { return cmp.Or(f.Jobs, DefaultJobs) }
 
 // fetchGit clones rawURL (rewritten by the insteadOf rules of config) at
 // ref into dst, in the git helper (gitwork): the commit's tree is checked
@@ -315,31 +332,6 @@ func (f *Fetcher) fetchGit(ctx context.Context, rawURL string, config []string, 
 		return Fetched{}, err
 	}
 	return Fetched{Commit: resp.Commit, Kind: resp.Kind, notAFolder: resp.NotAFolder.err()}, nil
-}
-
-// fetchStored puts spec's files (its subfolder's, when it names one) at
-// dst through the machine's store, in the git helper: from the store
-// alone when it holds the commit a full commit ref names.
-func (f *Fetcher) fetchStored(ctx context.Context, spec Spec, dst string) (Fetched, error) {
-	url, config := spec.URL, f.GitConfig
-	if spec.IsLocal() {
-		url, config = spec.Path, nil
-	}
-	source := spec.Source()
-	req := GitRequest{Op: "fetch", URL: url, GitConfig: config, Ref: spec.Ref, Dst: dst,
-		Store: StoreRepo(f.Store, source), Source: Redact(source), Sub: spec.Subdir}
-	resp, err := f.runGit(ctx, req, f.Progress)
-	if err != nil {
-		if spec.Subdir != "" && !errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrRepoNotFound) && !errors.Is(err, ErrAuthRequired) && !errors.Is(err, ErrAuthFailed) && !errors.Is(err, ErrRefNotFound) {
-			at := cmp.Or(spec.Ref, "its default branch")
-			if IsCommit(at) {
-				at = at[:7]
-			}
-			return Fetched{}, fmt.Errorf("%s at %s: %w", source, at, err)
-		}
-		return Fetched{}, err
-	}
-	return Fetched{Commit: resp.Commit, Kind: resp.Kind, FromStore: resp.FromStore}, nil
 }
 
 // runGit does req in the git helper with the Fetcher's credentials, and

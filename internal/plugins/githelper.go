@@ -33,7 +33,7 @@ type GitRequest struct {
 	Protocol int `json:"protocol"`
 	// Op is "fetch" (URL at Ref into Dst, only the files under Sparse
 	// when set; with Store, through the machine's store, only Sub's
-	// files), "latest" (what Ref points to at URL), "digest" (the
+	// files, and into the store alone when Dst is empty), "latest" (what Ref points to at URL), "digest" (the
 	// files of the commit checked out in Dir, as HashDir lines; with
 	// Store, those of commit Ref's folder Sub there) or
 	// "tracked" (which of Paths the repository around Dir tracks) or

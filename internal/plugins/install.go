@@ -81,6 +81,11 @@ type Installer struct {
 	// Policy is asked at every door before anything is written (SPEC
 	// §17); nil allows everything.
 	Policy Gate
+	// Jobs bounds the fetches run at once (DefaultJobs if 0).
+	Jobs int
+	// OnFetching hears what the concurrent fetches are doing, at each
+	// change; nil for silence.
+	OnFetching func(Fetching)
 }
 
 // NewInstaller is the Installer of l's scope global (Layout.Scope), which
@@ -180,52 +185,26 @@ func missing(paths ...string) []string {
 // Add installs one plugin. The content is fetched into a staging folder
 // beside its final place, validated and hashed there, then swapped in; the
 // lock file is written last. Any failure before the swap leaves nothing.
-func (in *Installer) Add(ctx context.Context, req AddRequest) (_ Plugin, err error) {
-	if err := in.frozen(); err != nil {
-		return Plugin{}, err
-	}
-	end, err := in.begin(ctx)
-	if err != nil {
-		return Plugin{}, err
-	}
-	defer func() { end(err != nil) }()
-
-	lock, err := ReadLock(in.Scope.LockPath())
-	if err != nil {
-		return Plugin{}, err
-	}
-	final := in.Scope.PluginDir(req.Name)
-	_, statErr := os.Lstat(final)
-	exists := statErr == nil
-	if exists && !req.Force {
-		return Plugin{}, fmt.Errorf("plugin %s is %w in the %s scope", req.Name, ErrAlreadyInstalled, in.Scope.Location)
-	}
-
-	old, hadOld := lock.Plugins[req.Name.String()]
-	_, err = in.put(ctx, lock, &req, exists, func(e *LockEntry) error {
-		if hadOld && exists {
-			e.Disabled = old.Disabled
-		}
-		return nil
-	})
-	if err != nil {
-		return Plugin{}, err
-	}
-	return ReadPlugin(in.Scope, req.Name)
+func (in *Installer) Add(ctx context.Context, req AddRequest) (Plugin, error) {
+	ps, errs := in.addAll(ctx, []AddRequest{req})
+	return ps[0], errs[0]
 }
 
 // ErrSomeFailed is AddAll's error when some of several requests failed;
 // each failure was reported on its own.
 var ErrSomeFailed = errors.New("some plugins could not be added")
 
-// AddAll installs the requests in turn, as plugin add does: a failure
-// stops none of the others. report hears of each outcome in order, the
-// plugin or why it failed. The error is the one request's failure, or
-// ErrSomeFailed when some of several failed.
+// AddAll installs the requests as plugin add does, each as Add would,
+// under one scope lock: fetched concurrently, put in place in turn, the
+// lock file written once. A failure stops none of the others. report
+// hears of each outcome in order, the plugin or why it failed. The error
+// is the one request's failure, or ErrSomeFailed when some of several
+// failed.
 func (in *Installer) AddAll(ctx context.Context, reqs []AddRequest, report func(Plugin, error)) error {
+	ps, errs := in.addAll(ctx, reqs)
 	var failed error
-	for _, r := range reqs {
-		p, err := in.Add(ctx, r)
+	for i, r := range reqs {
+		err := errs[i]
 		var refused *Refusal
 		if errors.Is(err, ErrAlreadyInstalled) {
 			err = fmt.Errorf("plugin %s is already installed %s; use --force to replace it", r.Name, in.Scope.Location.Where())
@@ -233,7 +212,7 @@ func (in *Installer) AddAll(ctx context.Context, reqs []AddRequest, report func(
 			// A policy's refusal names what it refused.
 			err = fmt.Errorf("add %s: %w", r.Name, err)
 		}
-		report(p, err)
+		report(ps[i], err)
 		if err != nil {
 			if len(reqs) == 1 {
 				return err
@@ -242,6 +221,79 @@ func (in *Installer) AddAll(ctx context.Context, reqs []AddRequest, report func(
 		}
 	}
 	return failed
+}
+
+// addAll is AddAll: each request's plugin, or why it was not added.
+func (in *Installer) addAll(ctx context.Context, reqs []AddRequest) ([]Plugin, []error) {
+	out, errs := make([]Plugin, len(reqs)), make([]error, len(reqs))
+	fail := func(err error) ([]Plugin, []error) {
+		for i := range errs {
+			errs[i] = err
+		}
+		return out, errs
+	}
+	if err := in.frozen(); err != nil {
+		return fail(err)
+	}
+	end, err := in.begin(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	added := false
+	defer func() { end(!added) }()
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return fail(err)
+	}
+	if len(reqs) > 1 {
+		labels := make([]string, len(reqs))
+		for i, r := range reqs {
+			labels[i] = r.Name.String()
+		}
+		in.each(labels, func(i int) {
+			if _, err := os.Lstat(in.Scope.PluginDir(reqs[i].Name)); err == nil && !reqs[i].Force {
+				return // refused below
+			}
+			in.prefetch(ctx, reqs[i], reqs[i].Spec.Ref)
+		})
+	}
+	var b batch
+	for i := range reqs {
+		errs[i] = in.addLocked(ctx, lock, &reqs[i], &b)
+	}
+	if err := in.flush(lock, &b); err != nil {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return out, errs
+	}
+	for i, r := range reqs {
+		if errs[i] == nil {
+			added = true
+			out[i], errs[i] = ReadPlugin(in.Scope, r.Name)
+		}
+	}
+	return out, errs
+}
+
+// addLocked puts req in place, as Add does, under the scope lock, its
+// lock entry in lock, written with b.
+func (in *Installer) addLocked(ctx context.Context, lock *Lock, req *AddRequest, b *batch) error {
+	_, statErr := os.Lstat(in.Scope.PluginDir(req.Name))
+	exists := statErr == nil
+	if exists && !req.Force {
+		return fmt.Errorf("plugin %s is %w in the %s scope", req.Name, ErrAlreadyInstalled, in.Scope.Location)
+	}
+	old, hadOld := lock.Plugins[req.Name.String()]
+	_, err := in.put(ctx, lock, req, exists, func(e *LockEntry) error {
+		if hadOld && exists {
+			e.Disabled = old.Disabled
+		}
+		return nil
+	}, b)
+	return err
 }
 
 // renameFromFolder applies a fetched subfolder's manifest name to req
@@ -276,18 +328,14 @@ func (in *Installer) renameFromFolder(req *AddRequest, stage *string, exists boo
 // The caller holds the scope lock and says whether the plugin exists. Any
 // failure before the swap leaves nothing behind; after it, the journal
 // lets the next command finish.
-func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exists bool, adjust func(*LockEntry) error) (LockEntry, error) {
+func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exists bool, adjust func(*LockEntry) error, b *batch) (LockEntry, error) {
 	ref := req.Spec.Ref
 	if req.lockRef != nil {
 		ref = *req.lockRef
 	}
-	c, known := in.candidate(req.Spec, ref)
-	c.Name, c.Market, c.Link = req.Name, req.Marketplace, req.Link
-	if in.Policy != nil {
-		// Matched before anything is downloaded (SPEC §17).
-		if err := in.Policy.CheckSource(ctx, c); err != nil {
-			return LockEntry{}, err
-		}
+	c, known, err := in.checkSource(ctx, *req, ref)
+	if err != nil {
+		return LockEntry{}, err
 	}
 	staged := *req
 	staged.HiddenUnicode = in.scanMode(req.HiddenUnicode)
@@ -328,30 +376,59 @@ func (in *Installer) put(ctx context.Context, lock *Lock, req *AddRequest, exist
 		in.removeJournal(req.Name)
 		return LockEntry{}, fmt.Errorf("put %s in place: %w", req.Name, err)
 	}
-	lock.Plugins[req.Name.String()] = entry
-	if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
-		// The journal lets the next command finish the job.
-		return LockEntry{}, err
+	name := req.Name
+	prev, had := lock.Plugins[name.String()]
+	lock.Plugins[name.String()] = entry
+	// Once the lock file says so. Recorded while the journal still
+	// stands: a kill before it leaves a journal (the next command
+	// finishes the job, and plugin install fetches the plugin again
+	// rather than take a folder nothing here recorded); a journal never
+	// writes the record, since one could come with the repository.
+	finish := func() {
+		in.recordInstalled(name, entry)
+		in.removeJournal(name)
+		os.RemoveAll(stage) // the old version, if there was one
+		os.RemoveAll(filepath.Join(in.Scope.PluginsDir(), j.Backup))
+		if in.Scope.Location == Local {
+			writeGitignore(in.Scope.Root)
+		}
+		in.recordScan(name, entry, found)
+		if *known != "" && !c.Local {
+			// What the remote said, for audit (best effort: the
+			// plugin is installed either way).
+			RecordRefKind(in.Scope, c.Source, ref, *known)
+		}
 	}
-	// Recorded while the journal still stands: a kill before this line
-	// leaves a journal (the next command finishes the job, and plugin
-	// install fetches the plugin again rather than take a folder nothing
-	// here recorded); a journal never writes the record, since one could
-	// come with the repository.
-	in.recordInstalled(req.Name, entry)
-	in.removeJournal(req.Name)
-	os.RemoveAll(stage) // the old version, if there was one
-	os.RemoveAll(filepath.Join(in.Scope.PluginsDir(), j.Backup))
-	if in.Scope.Location == Local {
-		writeGitignore(in.Scope.Root)
+	// An entry the lock already holds as it is (plugin install) leaves
+	// the file as it is.
+	changed := !had || prev != entry
+	if b != nil {
+		b.dirty = b.dirty || changed
+		b.after = append(b.after, finish)
+		return entry, nil
 	}
-	in.recordScan(req.Name, entry, found)
-	if *known != "" && !c.Local {
-		// What the remote said, for audit (best effort: the plugin is
-		// installed either way).
-		RecordRefKind(in.Scope, c.Source, ref, *known)
+	if changed {
+		if err := WriteLock(in.Scope.LockPath(), lock); err != nil {
+			// The journal lets the next command finish the job.
+			return LockEntry{}, err
+		}
 	}
+	finish()
 	return entry, nil
+}
+
+// checkSource is the policy's word on req's source before anything is
+// downloaded (SPEC §17), and the candidate it judged, whose ref kind the
+// fetch may tell (known); ref is what the lock will record.
+func (in *Installer) checkSource(ctx context.Context, req AddRequest, ref string) (Candidate, *RefKind, error) {
+	c, known := in.candidate(req.Spec, ref)
+	c.Name, c.Market, c.Link = req.Name, req.Marketplace, req.Link
+	if in.Policy != nil {
+		if err := in.Policy.CheckSource(ctx, c); err != nil {
+			return c, known, err
+		}
+	}
+	return c, known, nil
 }
 
 // stage fetches, validates and scans the plugin at path stage and returns

@@ -203,19 +203,10 @@ func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf 
 	if err != nil {
 		return "", "", err
 	}
-	old, ok := lock.Marketplaces[name]
-	if !ok {
-		return "", "", fmt.Errorf("%w %s in the %s scope", ErrNoMarketplace, name, in.Scope.Location)
-	}
-	// What the lock names may have come with the repository (SPEC §5).
-	if err := in.checkLockSource("marketplace "+name, old.Source, "quiver marketplace add --force", in.Scope.checkoutSource(name)); err != nil {
+	old, spec, err := in.marketplaceSpec(lock, name)
+	if err != nil {
 		return old.Commit, "", err
 	}
-	spec, err := ParseSpec(old.Source, in.GitBase, "/")
-	if err != nil {
-		return "", "", fmt.Errorf("marketplace %s: source %q: %w", name, old.Source, err)
-	}
-	spec.Ref = old.Ref
 	stage, got, entry, err := in.stageMarketplace(ctx, spec, spec.Ref, name, func(dir string) (string, error) {
 		if _, err := nameOf(dir); err != nil {
 			return "", err
@@ -230,6 +221,54 @@ func (in *Installer) UpdateMarketplace(ctx context.Context, name string, nameOf 
 		return old.Commit, old.Commit, nil
 	}
 	return old.Commit, entry.Commit, in.putMarketplace(lock, got, stage, entry)
+}
+
+// marketplaceSpec is what marketplace update fetches for marketplace
+// name of lock: its source at its ref, once the source passes
+// CheckFileSource (what the lock names may have come with the
+// repository, SPEC §5).
+func (in *Installer) marketplaceSpec(lock *Lock, name string) (MarketplaceEntry, Spec, error) {
+	old, ok := lock.Marketplaces[name]
+	if !ok {
+		return old, Spec{}, fmt.Errorf("%w %s in the %s scope", ErrNoMarketplace, name, in.Scope.Location)
+	}
+	if err := in.checkLockSource("marketplace "+name, old.Source, "quiver marketplace add --force", in.Scope.checkoutSource(name)); err != nil {
+		return old, Spec{}, err
+	}
+	spec, err := ParseSpec(old.Source, in.GitBase, "/")
+	if err != nil {
+		return MarketplaceEntry{}, spec, fmt.Errorf("marketplace %s: source %q: %w", name, old.Source, err)
+	}
+	spec.Ref = old.Ref
+	return old, spec, nil
+}
+
+// PrefetchMarketplaces puts the newest commit of each named
+// marketplace's ref into the machine's store, concurrently, so that the
+// UpdateMarketplace of each that follows (marketplace update of several)
+// asks no host. A marketplace the policy refuses is not fetched; what
+// fails is UpdateMarketplace's to say.
+func (in *Installer) PrefetchMarketplaces(ctx context.Context, names []string) {
+	pf, ok := in.Fetcher.(prefetcher)
+	if !ok || len(names) < 2 {
+		return
+	}
+	lock, err := ReadLock(in.Scope.LockPath())
+	if err != nil {
+		return
+	}
+	in.each(names, func(i int) {
+		_, spec, err := in.marketplaceSpec(lock, names[i])
+		if err != nil {
+			return
+		}
+		c, _ := in.candidate(spec, spec.Ref)
+		c.IsMarketplace, c.Market = true, names[i]
+		if in.Policy != nil && in.Policy.CheckSource(ctx, c) != nil {
+			return
+		}
+		pf.Prefetch(ctx, spec)
+	})
 }
 
 // RemoveMarketplace forgets a marketplace; the plugins installed from it

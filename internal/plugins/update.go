@@ -113,27 +113,57 @@ func (in *Installer) Update(ctx context.Context, names []Name, o UpdateOptions) 
 			names = append(names, n)
 		}
 	}
-	for _, n := range names {
-		r := in.updateOne(ctx, lock, n, o)
-		out = append(out, r)
+	// The hosts are asked concurrently; the plugins are moved in turn.
+	plans := make([]updatePlan, len(names))
+	labels := make([]string, len(names))
+	for i, n := range names {
+		labels[i] = n.String()
+	}
+	in.each(labels, func(i int) { plans[i] = in.planUpdate(ctx, lock, names[i], o, len(names) > 1) })
+	var b batch
+	for i := range plans {
+		in.doUpdate(ctx, lock, &plans[i], &b)
+	}
+	err = in.flush(lock, &b)
+	for _, p := range plans {
+		if err != nil && p.r.Status == Updated {
+			p.r.Status, p.r.Err = "", fmt.Errorf("update %s: %w", p.r.Name, err)
+		}
+		out = append(out, p.r)
 	}
 	return out, nil
 }
 
-func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o UpdateOptions) UpdateResult {
-	r := UpdateResult{Name: n}
+// updatePlan is what Update will do to one plugin: r, when there is
+// nothing to move, or the put of req over the lock entry e.
+type updatePlan struct {
+	r      UpdateResult
+	req    *AddRequest
+	exists bool
+	e      LockEntry
+	moved  bool
+}
+
+// planUpdate decides what Update does to plugin n, asking its host what
+// its ref is now; it changes nothing but the machine's store, which it
+// fills ahead of the put when prefetch (several plugins are updated).
+// Plans of several plugins run concurrently.
+func (in *Installer) planUpdate(ctx context.Context, lock *Lock, n Name, o UpdateOptions, prefetch bool) updatePlan {
+	p := updatePlan{r: UpdateResult{Name: n}}
+	r := &p.r
 	e, ok := lock.Plugins[n.String()]
 	if !ok {
 		r.Err = fmt.Errorf("plugin %s %w; reinstall it with plugin add --force", n, ErrNotLocked)
-		return r
+		return p
 	}
+	p.e = e
 	r.Ref, r.From, r.To = e.Ref, e.Commit, e.Commit
 	if e.Link || e.Commit == "" {
 		if o.Ref != "" {
 			r.Err = fmt.Errorf("plugin %s is a local folder and has no refs", n)
 		}
 		r.Status = LocalSource
-		return r
+		return p
 	}
 	ref := e.Ref
 	if o.Ref != "" {
@@ -151,7 +181,7 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 		rspec, manifest, ok, err := o.Resolve(n, e)
 		if err != nil {
 			r.Err = fmt.Errorf("update %s: %w", n, err)
-			return r
+			return p
 		}
 		if ok {
 			spec, resolved = rspec, true
@@ -162,58 +192,71 @@ func (in *Installer) updateOne(ctx context.Context, lock *Lock, n Name, o Update
 		var err error
 		if spec, err = in.specFromEntry(n, e, ref, "quiver plugin add --force"); err != nil {
 			r.Err = fmt.Errorf("update %s: %w", n, err)
-			return r
+			return p
 		}
 	}
-	moved := want.Source != e.Source || want.Path != e.Path || want.Manifest != e.Manifest || ref != e.Ref
+	p.moved = want.Source != e.Source || want.Path != e.Path || want.Manifest != e.Manifest || ref != e.Ref
 	latest, kind, err := in.Fetcher.Latest(ctx, want.Source, ref)
 	if err != nil {
 		r.Err = fmt.Errorf("update %s: %w", n, err)
-		return r
+		return p
 	}
 	r.Ref = ref
-	if o.Ref == "" && kind != BranchRef && !moved {
+	if o.Ref == "" && kind != BranchRef && !p.moved {
 		r.Status = Pinned
-		return r
+		return p
 	}
-	if latest == e.Commit && !moved {
+	if latest == e.Commit && !p.moved {
 		r.Status = UpToDate
-		return r
+		return p
 	}
 	final := in.Scope.PluginDir(n)
 	_, statErr := os.Lstat(final)
-	exists := statErr == nil
-	if !exists && !o.DryRun {
+	p.exists = statErr == nil
+	if !p.exists && !o.DryRun {
 		// Update moves what is installed. A lock entry with no folder
 		// is what the lock file (maybe a pull) asks for, which only
 		// plugin install puts in place, never trusting it for the user.
 		r.Err = fmt.Errorf("plugin %s is in the lock file but not installed; plugin install puts it in place", n)
-		return r
+		return p
 	}
-	if exists && !o.Force {
+	if p.exists && !o.Force {
 		if changed, modified := LocalChanges(in.Scope, final, e); modified {
 			r.Err = fmt.Errorf("plugin %s %w (%s); use --force to discard them", n, ErrLocalChanges, describeChanged(changed))
-			return r
+			return p
 		}
 	}
 	r.To = latest
 	if o.DryRun {
 		r.Status = WouldUpdate
-		return r
+		return p
 	}
-	entry, err := in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Marketplace: e.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: o.HiddenUnicode}, exists, func(ne *LockEntry) error {
-		ne.Disabled = e.Disabled
+	p.req = &AddRequest{Spec: spec, Name: n, Marketplace: e.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: o.HiddenUnicode}
+	if prefetch {
+		in.prefetch(ctx, *p.req, p.req.Spec.Ref)
+	}
+	return p
+}
+
+// doUpdate carries out plan p, if it moves the plugin, its lock entry
+// written with b.
+func (in *Installer) doUpdate(ctx context.Context, lock *Lock, p *updatePlan, b *batch) {
+	if p.req == nil {
+		return
+	}
+	r := &p.r
+	entry, err := in.put(ctx, lock, p.req, p.exists, func(ne *LockEntry) error {
+		ne.Disabled = p.e.Disabled
 		return nil
-	})
+	}, b)
 	if err != nil {
-		r.Err = fmt.Errorf("update %s: %w", n, err)
-		return r
+		r.Err = fmt.Errorf("update %s: %w", r.Name, err)
+		return
 	}
 	r.To, r.Status = entry.Commit, Updated
-	if entry.Commit == e.Commit && entry.Hash == e.Hash && !moved {
+	if entry.Commit == p.e.Commit && entry.Hash == p.e.Hash && !p.moved {
 		r.Status = UpToDate
 	}
-	return r
 }
 
 func describeChanged(changed []string) string {
@@ -370,9 +413,32 @@ func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, e
 	// marketplace (marketplace:SOURCE) is checked against the
 	// marketplace at its locked commit.
 	markets := in.syncMarketplaces(ctx, lock)
-	for _, k := range lock.Names() {
+	// The plugins to fetch are fetched concurrently, then put in place
+	// in the lock's order.
+	keys := lock.Names()
+	plans := make([]syncPlan, len(keys))
+	for i, k := range keys {
 		n, _ := ParseName(k)
-		out = append(out, in.syncOne(ctx, lock, n, o.HiddenUnicode))
+		plans[i] = in.planSync(lock, n, o.HiddenUnicode)
+	}
+	var fetch []int
+	for i, p := range plans {
+		if p.req != nil {
+			fetch = append(fetch, i)
+		}
+	}
+	if len(fetch) > 1 {
+		labels := make([]string, len(fetch))
+		for j, i := range fetch {
+			labels[j] = plans[i].r.Name.String()
+		}
+		in.each(labels, func(j int) {
+			p := plans[fetch[j]]
+			in.prefetch(ctx, *p.req, *p.req.lockRef)
+		})
+	}
+	for i := range plans {
+		out = append(out, in.doSync(ctx, lock, &plans[i]))
 	}
 	out = append(out, markets...)
 	entries, err := os.ReadDir(in.Scope.PluginsDir())
@@ -398,18 +464,29 @@ func (in *Installer) Sync(ctx context.Context, o SyncOptions) (_ []SyncResult, e
 	return out, nil
 }
 
-func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name, mode scan.Mode) SyncResult {
-	r := SyncResult{Name: n}
-	want := lock.Plugins[n.String()]
+// syncPlan is what Sync does to one plugin: r, when its folder is the
+// lock's already or its entry cannot be fetched, else the put of req.
+type syncPlan struct {
+	r      SyncResult
+	req    *AddRequest
+	exists bool
+	want   LockEntry
+}
+
+// planSync decides what Sync does to plugin n; it reads, and changes
+// nothing.
+func (in *Installer) planSync(lock *Lock, n Name, mode scan.Mode) syncPlan {
+	p := syncPlan{r: SyncResult{Name: n}, want: lock.Plugins[n.String()]}
+	want := p.want
 	final := in.Scope.PluginDir(n)
 	_, statErr := os.Lstat(final)
-	exists := statErr == nil
+	p.exists = statErr == nil
 	// A folder is kept only as the install this machine made of exactly
 	// this entry: a folder the repository brought with an entry of its
 	// own hash certifies nothing, and is fetched again.
-	if exists && matchesEntry(final, want) && InstalledHere(in.Scope, n, want) {
-		r.Status = "ok"
-		return r
+	if p.exists && matchesEntry(final, want) && InstalledHere(in.Scope, n, want) {
+		p.r.Status = "ok"
+		return p
 	}
 	accept := "quiver plugin add"
 	if want.Link {
@@ -417,20 +494,33 @@ func (in *Installer) syncOne(ctx context.Context, lock *Lock, n Name, mode scan.
 	}
 	spec, err := in.specFromEntry(n, want, want.Commit, accept) // the locked commit, whatever the ref says now
 	if err != nil {
-		r.Status, r.Err = "failed", err
+		p.r.Status, p.r.Err = "failed", err
+		return p
+	}
+	ref := want.Ref
+	p.req = &AddRequest{Spec: spec, Name: n, Link: want.Link, Marketplace: want.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: mode, lockRef: &ref}
+	return p
+}
+
+// doSync carries out plan p: the plugin at its locked commit, checked
+// against its locked hash. The lock file is not written: the entry is
+// the lock's already.
+func (in *Installer) doSync(ctx context.Context, lock *Lock, p *syncPlan) SyncResult {
+	r, want := p.r, p.want
+	if p.req == nil {
 		return r
 	}
-	_, err = in.put(ctx, lock, &AddRequest{Spec: spec, Name: n, Link: want.Link, Marketplace: want.Marketplace, EntryManifest: want.Manifest, HiddenUnicode: mode, lockRef: &want.Ref}, exists, func(got *LockEntry) error {
+	_, err := in.put(ctx, lock, p.req, p.exists, func(got *LockEntry) error {
 		if !want.Link && got.Hash != want.Hash {
 			return fmt.Errorf("%w: %s at %s hashes to %s, the lock says %s", ErrHashMismatch, want.Source, shortOr(want.Commit, "the folder"), ShortHash(got.Hash), ShortHash(want.Hash))
 		}
 		*got = want
 		return nil
-	})
+	}, nil)
 	switch {
 	case err != nil:
-		r.Status, r.Err = "failed", fmt.Errorf("install %s: %w", n, err)
-	case exists:
+		r.Status, r.Err = "failed", fmt.Errorf("install %s: %w", r.Name, err)
+	case p.exists:
 		r.Status = "repaired"
 	default:
 		r.Status = "installed"

@@ -69,6 +69,10 @@ func Do(ctx context.Context, req plugins.GitRequest, progress io.Writer) plugins
 	var err error
 	switch req.Op {
 	case "fetch":
+		if req.Dst == "" && req.Store == "" {
+			err = fmt.Errorf("%s: a fetch names where to put it, a folder or the store", plugins.GitHelper)
+			break
+		}
 		if req.Store != "" {
 			resp.Commit, resp.Kind, resp.FromStore, err = storeFetch(ctx, creds, req.URL, req.Source, req.Ref, req.Store, req.Dst, req.Sub, progress)
 			break

@@ -40,7 +40,7 @@ var errDamaged = errors.New("the machine's store holds a damaged copy")
 
 // storeFetch puts the files of ref at rawURL (only those under sub, at
 // dst's top, when sub is set) into dst, through the store repository
-// repoDir: from it alone when it holds the commit a full commit ref
+// repoDir (dst "": only into the store, a prefetch): from it alone when it holds the commit a full commit ref
 // names (fromStore), else after asking the host (one listing, then a
 // fetch only of a commit the store lacks). A damaged repository is
 // removed and fetched again, once.
@@ -66,7 +66,9 @@ func storeFetch(ctx context.Context, c plugins.Credentials, rawURL, shownSource,
 		if !errors.Is(err, errDamaged) || try > 0 {
 			return commit, kind, fromStore, err
 		}
-		os.RemoveAll(dst)
+		if dst != "" {
+			os.RemoveAll(dst)
+		}
 		if rerr := os.RemoveAll(repoDir); rerr != nil {
 			return "", "", false, fmt.Errorf("%w; removing it failed: %v", err, rerr)
 		}
@@ -108,8 +110,10 @@ func storeFetchLocked(ctx context.Context, c plugins.Credentials, rawURL, shownS
 		}
 		return "", "", false, fmt.Errorf("%w: %v", errDamaged, err)
 	}
-	if err := export(repo, t.commit, sub, dst); err != nil {
-		return "", "", false, err
+	if dst != "" {
+		if err := export(repo, t.commit, sub, dst); err != nil {
+			return "", "", false, err
+		}
 	}
 	return t.commit.String(), t.kind, fromStore, nil
 }

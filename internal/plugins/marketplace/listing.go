@@ -116,6 +116,7 @@ func (l Listing) Added() string {
 // why it failed. It reports whether all were updated.
 func UpdateAll(ctx context.Context, in *plugins.Installer, names []string, report func(msg string, err error)) bool {
 	ok := true
+	in.PrefetchMarketplaces(ctx, names)
 	for _, n := range names {
 		from, to, err := in.UpdateMarketplace(ctx, n, Namer(n))
 		switch {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 )
@@ -30,7 +31,9 @@ type Store struct {
 	// with such a source, whose path entries would then copy a folder of
 	// this machine into the project.
 	Chosen func(name, source string) bool
-	// read memoizes Find, so a command parses each marketplace once.
+	// read memoizes Find, so a command parses each marketplace once;
+	// mu guards it (plugin update plans its plugins concurrently).
+	mu   sync.Mutex
 	read map[string]found
 }
 
@@ -59,6 +62,8 @@ func (s *Store) Scopes() []plugins.Scope {
 
 // Find looks a marketplace up by name.
 func (s *Store) Find(name string) (Checkout, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if f, ok := s.read[name]; ok {
 		return f.co, f.err
 	}

@@ -144,14 +144,17 @@ func (p *Policy) verifiedMarketplace(c plugins.Candidate) (string, bool) {
 // what the marketplace lists. The answer is kept for the policy's life.
 func (p *Policy) checkoutVerified(mc plugins.MarketplaceCheckout) bool {
 	key := mc.Dir + "\x00" + mc.Entry.Source + "\x00" + mc.Entry.Ref + "\x00" + mc.Entry.Commit
-	if ok, seen := p.checkouts[key]; seen {
+	c := p.checkouts
+	c.Lock()
+	defer c.Unlock()
+	if ok, seen := c.m[key]; seen {
 		return ok
 	}
 	ok := plugins.CheckoutVerified(mc.Scope, mc.Name, mc.Entry)
-	if p.checkouts == nil {
-		p.checkouts = map[string]bool{}
+	if c.m == nil {
+		c.m = map[string]bool{}
 	}
-	p.checkouts[key] = ok
+	c.m[key] = ok
 	return ok
 }
 
@@ -556,20 +559,46 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 			out.violations = append(out.violations, v)
 		}
 	}
-	pin := func(key string, c plugins.Candidate) {
-		v, err := p.pinViolation(ctx, c)
-		switch {
+	// The candidates first: judging their pins may ask the hosts, which
+	// is done concurrently; what was found is added in order.
+	names := lock.Names()
+	markets := sortedKeys(lock.Marketplaces)
+	cands := make([]plugins.Candidate, 0, len(names)+len(markets))
+	for _, k := range names {
+		n, _ := plugins.ParseName(k)
+		cands = append(cands, p.entryCandidate(s, n, lock.Plugins[k], ask))
+	}
+	for _, name := range markets {
+		e := lock.Marketplaces[name]
+		c := plugins.Candidate{Scope: s, IsMarketplace: true, Market: name, Source: e.Source, Fetched: plugins.Redact(p.fetched(e.Source)),
+			Ref: e.Ref, Local: filepath.IsAbs(e.Source)}
+		c.Kind = p.kindOf(s, e.Source, e.Ref, ask)
+		cands = append(cands, c)
+	}
+	type pinned struct {
+		v   *violation
+		err error
+	}
+	pins := make([]pinned, len(cands))
+	jobs := 0
+	if pa, ok := ask.(interface{ Parallel() int }); ok {
+		jobs = pa.Parallel()
+	}
+	plugins.Concurrently(jobs, len(cands), func(i int) {
+		pins[i].v, pins[i].err = p.pinViolation(ctx, cands[i])
+	})
+	pin := func(key string, i int) {
+		switch v, err := pins[i].v, pins[i].err; {
 		case v != nil:
 			add(key, *v)
 		case err != nil:
 			out.unchecked = append(out.unchecked, violation{key: key, Refusal: &plugins.Refusal{ID: RuleRefUnchecked, File: p.pinner().Path, Rule: "require.pinned", Message: err.Error()}})
 		}
 	}
-	for _, k := range lock.Names() {
+	for i, k := range names {
 		n, _ := plugins.ParseName(k)
-		c := p.entryCandidate(s, n, lock.Plugins[k], ask)
-		add("plugins/"+k, p.pluginViolations(s, n, &c)...)
-		pin("plugins/"+k, c)
+		add("plugins/"+k, p.pluginViolations(s, n, &cands[i])...)
+		pin("plugins/"+k, i)
 	}
 	// A plugin folder the lock does not name (a repository may commit
 	// one) is listed, wired and run like the others.
@@ -588,13 +617,10 @@ func (p *Policy) installedViolations(ctx context.Context, s plugins.Scope, ask R
 		// The scope's own hooks (.quiver/hooks), which no lock entry names.
 		add("", p.hookViolations("the hooks of "+s.Root, s.Root)...)
 	}
-	for _, name := range sortedKeys(lock.Marketplaces) {
-		e := lock.Marketplaces[name]
-		c := plugins.Candidate{Scope: s, IsMarketplace: true, Market: name, Source: e.Source, Fetched: plugins.Redact(p.fetched(e.Source)),
-			Ref: e.Ref, Local: filepath.IsAbs(e.Source)}
-		c.Kind = p.kindOf(s, e.Source, e.Ref, ask)
-		add("marketplaces/"+name, p.sourceViolations(c)...)
-		pin("marketplaces/"+name, c)
+	for j, name := range markets {
+		i := len(names) + j
+		add("marketplaces/"+name, p.sourceViolations(cands[i])...)
+		pin("marketplaces/"+name, i)
 	}
 	return out, nil
 }

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync"
 
 	"github.com/quiver-cli/quiver/internal/plugins"
 	"github.com/quiver-cli/quiver/internal/plugins/scan"
@@ -55,8 +56,10 @@ type Policy struct {
 	// rewrite is a URL as it is fetched, after the user's insteadOf
 	// rules (the git helper reads them, as at every fetch).
 	rewrite func(string) string
-	// checkouts caches checkoutVerified's answers.
-	checkouts map[string]bool
+	// checkouts caches checkoutVerified's answers, for every scope's
+	// view (Scope) alike; the plugins of one command are checked
+	// concurrently.
+	checkouts *verifiedCache
 }
 
 // fetched is src as it is fetched, after the user's insteadOf rules.
@@ -77,7 +80,7 @@ func (p *Policy) fetched(src string) string {
 // fetcher: a rewrite that does not parse is reported there, and the
 // written source still counts); nil judges sources as written only.
 func Load(layout plugins.Layout, getenv func(string) string, rewrite func(string) string) *Policy {
-	p := &Policy{layout: layout, gitBase: getenv("QUIVER_GIT_BASE"), rewrite: rewrite}
+	p := &Policy{layout: layout, gitBase: getenv("QUIVER_GIT_BASE"), rewrite: rewrite, checkouts: new(verifiedCache)}
 	if env := getenv(EnvFile); env != "" {
 		p.add(env, Machine, true)
 	} else {
@@ -124,7 +127,13 @@ func read(path string, level Level, required bool) *File {
 // New is a policy made of files already read, for tests and tools; its
 // checks read marketplaces through layout.
 func New(layout plugins.Layout, files ...*File) *Policy {
-	return &Policy{Files: files, layout: layout}
+	return &Policy{Files: files, layout: layout, checkouts: new(verifiedCache)}
+}
+
+// verifiedCache is checkoutVerified's memory.
+type verifiedCache struct {
+	sync.Mutex
+	m map[string]bool
 }
 
 // Scope is the policy as it applies to one scope's commands: the
